@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event records: the last N of each kind, and the `events` stream.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * Probe context copies a fixed-size binary record into a ring under a raw
+ * spinlock (a sleeping lock would be a bug on PREEMPT_RT, where probes run
+ * with preemption disabled) and defers the reader wake-up to irq_work, which
+ * is safe from any context.  Formatting happens only in read().
+ *
+ * Each open of `events` has its own cursor, so two readers both see every
+ * event.  A reader that falls more than a ring behind is told how many
+ * events it lost with an in-stream "lost count=N" line.
+ */
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/poll.h>
+#include <linux/proc_fs.h>
+#include <linux/sched/loadavg.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "memscope.h"
+
+#define MS_OOM_RING 64
+
+struct ms_ring {
+	raw_spinlock_t lock;
+	u64 head;			/* sequence number of the next event */
+	unsigned int size;
+	struct ms_event *ev;
+};
+
+static struct ms_ring ms_rings[MS_NR_EVENT_TYPES];
+static struct ms_ring ms_stream;
+static DECLARE_WAIT_QUEUE_HEAD(ms_events_wq);
+static bool ms_events_closing;
+
+static void ms_events_wake(struct irq_work *w)
+{
+	wake_up_all(&ms_events_wq);
+}
+static struct irq_work ms_wake_work;
+
+static void ms_ring_push(struct ms_ring *r, const struct ms_event *ev)
+{
+	unsigned long flags;
+	struct ms_event *slot;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	slot = &r->ev[r->head % r->size];
+	*slot = *ev;
+	slot->seq = r->head++;
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+}
+
+void ms_event_emit(const struct ms_event *ev)
+{
+	if (WARN_ON_ONCE(ev->type >= MS_NR_EVENT_TYPES))
+		return;
+	ms_ring_push(&ms_rings[ev->type], ev);
+	ms_ring_push(&ms_stream, ev);
+	irq_work_queue(&ms_wake_work);
+}
+
+static int ms_ring_alloc(struct ms_ring *r, unsigned int size)
+{
+	raw_spin_lock_init(&r->lock);
+	r->head = 0;
+	r->size = size;
+	r->ev = vzalloc(array_size(size, sizeof(*r->ev)));
+	return r->ev ? 0 : -ENOMEM;
+}
+
+int ms_events_init(void)
+{
+	unsigned int n = max(ms_ring_size, 16U);
+	int err;
+
+	init_irq_work(&ms_wake_work, ms_events_wake);
+	err = ms_ring_alloc(&ms_rings[MS_EV_OOM], MS_OOM_RING) ?:
+	      ms_ring_alloc(&ms_rings[MS_EV_DIRECT_RECLAIM], n) ?:
+	      ms_ring_alloc(&ms_rings[MS_EV_COMPACTION], n) ?:
+	      ms_ring_alloc(&ms_stream, n);
+	if (err)
+		ms_events_exit();
+	return err;
+}
+
+/* Called after every probe is gone: nothing can push or queue anymore. */
+void ms_events_exit(void)
+{
+	int i;
+
+	irq_work_sync(&ms_wake_work);
+	for (i = 0; i < MS_NR_EVENT_TYPES; i++) {
+		vfree(ms_rings[i].ev);
+		ms_rings[i].ev = NULL;
+	}
+	vfree(ms_stream.ev);
+	ms_stream.ev = NULL;
+}
+
+/* Blocked readers must return before their files can be removed. */
+void ms_events_shutdown(void)
+{
+	WRITE_ONCE(ms_events_closing, true);
+	wake_up_all(&ms_events_wq);
+}
+
+size_t ms_events_bytes(void)
+{
+	return (MS_OOM_RING + 3 * max(ms_ring_size, 16U)) * sizeof(struct ms_event);
+}
+
+void ms_events_reset(void)
+{
+	unsigned long flags;
+	int i;
+
+	/* Forget the per-kind history; the stream keeps its sequence. */
+	for (i = 0; i < MS_NR_EVENT_TYPES; i++) {
+		struct ms_ring *r = &ms_rings[i];
+
+		raw_spin_lock_irqsave(&r->lock, flags);
+		r->head = 0;
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+	}
+}
+
+/* Octal-escape what would split a field: space, tab, newline, backslash. */
+size_t ms_escape(char *dst, size_t len, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 5 < len; src++) {
+		unsigned char c = *src;
+
+		if (c <= ' ' || c == '\\' || c >= 0x7f)
+			n += snprintf(dst + n, len - n, "\\%03o", c);
+		else
+			dst[n++] = c;
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+void ms_seq_escape(struct seq_file *m, const char *s)
+{
+	char buf[MS_NAME_LEN * 8 + 1];
+
+	ms_escape(buf, sizeof(buf), s);
+	seq_puts(m, buf);
+}
+
+#define MS_LOAD_INT(x) ((x) >> FSHIFT)
+#define MS_LOAD_FRAC(x) MS_LOAD_INT(((x) & (FIXED_1 - 1)) * 100)
+
+static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e)
+{
+	char tc[TASK_COMM_LEN * 4 + 1], vc[TASK_COMM_LEN * 4 + 1];
+	char memcg[sizeof(e->memcg) * 4 + 1], rss[96];
+	unsigned long a[3];
+	int i;
+
+	ms_escape(tc, sizeof(tc), e->trigger_comm);
+	ms_escape(vc, sizeof(vc), e->victim_comm);
+	ms_escape(memcg, sizeof(memcg), e->memcg);
+	/* As /proc/loadavg rounds: add half of the last printed digit. */
+	for (i = 0; i < 3; i++)
+		a[i] = e->avenrun[i] + FIXED_1 / 200;
+	if (e->anon_rss_kb >= 0)
+		snprintf(rss, sizeof(rss), "anon_rss_kb=%ld file_rss_kb=%ld shmem_rss_kb=%ld",
+			 e->anon_rss_kb, e->file_rss_kb, e->shmem_rss_kb);
+	else
+		snprintf(rss, sizeof(rss), "anon_rss_kb=- file_rss_kb=- shmem_rss_kb=-");
+	return snprintf(b, len,
+		"time_ns=%llu trigger_pid=%d trigger_comm=%s victim_pid=%d victim_comm=%s "
+		"pages=%lu %s oom_score_adj=%d memcg=%s order=%d gfp_mask=%#x "
+		"loadavg=%lu.%02lu\\040%lu.%02lu\\040%lu.%02lu confirmed=%d\n",
+		e->time_ns, e->trigger_pid, tc, e->victim_pid, vc, e->pages, rss,
+		e->oom_score_adj, memcg[0] ? memcg : "-", e->order, e->gfp_mask,
+		MS_LOAD_INT(a[0]), MS_LOAD_FRAC(a[0]), MS_LOAD_INT(a[1]),
+		MS_LOAD_FRAC(a[1]), MS_LOAD_INT(a[2]), MS_LOAD_FRAC(a[2]),
+		e->confirmed);
+}
+
+static int ms_format_reclaim(char *b, size_t len, const struct ms_reclaim_event *e)
+{
+	char comm[TASK_COMM_LEN * 4 + 1];
+
+	ms_escape(comm, sizeof(comm), e->comm);
+	return snprintf(b, len,
+		"time_ns=%llu pid=%d comm=%s latency_ns=%llu nr_reclaimed=%lu memcg=%d\n",
+		e->time_ns, e->pid, comm, e->latency_ns, e->nr_reclaimed, e->memcg);
+}
+
+static int ms_format_compaction(char *b, size_t len, const struct ms_compaction_event *e)
+{
+	char comm[TASK_COMM_LEN * 4 + 1];
+
+	ms_escape(comm, sizeof(comm), e->comm);
+	return snprintf(b, len,
+		"time_ns=%llu pid=%d comm=%s latency_ns=%llu status=%d\n",
+		e->time_ns, e->pid, comm, e->latency_ns, e->status);
+}
+
+static const char *const ms_event_names[MS_NR_EVENT_TYPES] = {
+	[MS_EV_OOM] = "oom",
+	[MS_EV_DIRECT_RECLAIM] = "direct_reclaim",
+	[MS_EV_COMPACTION] = "compaction",
+};
+
+static int ms_format(char *b, size_t len, const struct ms_event *ev)
+{
+	switch (ev->type) {
+	case MS_EV_OOM:
+		return ms_format_oom(b, len, &ev->oom);
+	case MS_EV_DIRECT_RECLAIM:
+		return ms_format_reclaim(b, len, &ev->reclaim);
+	case MS_EV_COMPACTION:
+		return ms_format_compaction(b, len, &ev->compaction);
+	default:
+		return snprintf(b, len, "unknown\n");
+	}
+}
+
+#define MS_LINE_MAX 1024
+
+int ms_ring_show(struct seq_file *m, enum ms_event_type type)
+{
+	struct ms_ring *r = &ms_rings[type];
+	struct ms_event *copy;
+	unsigned long flags;
+	u64 head, first, s;
+	char *line;
+
+	copy = vmalloc(array_size(r->size, sizeof(*copy)));
+	line = kmalloc(MS_LINE_MAX, GFP_KERNEL);
+	if (!copy || !line) {
+		vfree(copy);
+		kfree(line);
+		return -ENOMEM;
+	}
+	raw_spin_lock_irqsave(&r->lock, flags);
+	head = r->head;
+	memcpy(copy, r->ev, array_size(r->size, sizeof(*copy)));
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+
+	first = head > r->size ? head - r->size : 0;
+	for (s = first; s < head; s++) {
+		ms_format(line, MS_LINE_MAX, &copy[s % r->size]);
+		seq_puts(m, line);
+	}
+	vfree(copy);
+	kfree(line);
+	return 0;
+}
+
+/* ---- the events stream ------------------------------------------------- */
+
+struct ms_reader {
+	u64 cursor;
+	size_t len, off;
+	char buf[MS_LINE_MAX + 32];
+};
+
+static int ms_events_open(struct inode *inode, struct file *file)
+{
+	struct ms_reader *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	unsigned long flags;
+
+	if (!rd)
+		return -ENOMEM;
+	/* Like trace_pipe: a new reader starts with what happens next. */
+	raw_spin_lock_irqsave(&ms_stream.lock, flags);
+	rd->cursor = ms_stream.head;
+	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+	file->private_data = rd;
+	return nonseekable_open(inode, file);
+}
+
+static int ms_events_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+static bool ms_events_pending(struct ms_reader *rd)
+{
+	return READ_ONCE(ms_stream.head) != rd->cursor || READ_ONCE(ms_events_closing);
+}
+
+/* Format the next event into rd->buf; false when there is none. */
+static bool ms_events_next(struct ms_reader *rd)
+{
+	struct ms_event ev;
+	unsigned long flags;
+	u64 lost = 0;
+	int n;
+
+	raw_spin_lock_irqsave(&ms_stream.lock, flags);
+	if (rd->cursor == ms_stream.head) {
+		raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+		return false;
+	}
+	if (ms_stream.head - rd->cursor > ms_stream.size) {
+		lost = ms_stream.head - rd->cursor - ms_stream.size;
+		rd->cursor = ms_stream.head - ms_stream.size;
+	}
+	ev = ms_stream.ev[rd->cursor % ms_stream.size];
+	rd->cursor++;
+	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+
+	n = 0;
+	if (lost) {
+		ms_stat_add(MS_events_lost, lost);
+		n = scnprintf(rd->buf, sizeof(rd->buf), "lost count=%llu\n", lost);
+	}
+	n += scnprintf(rd->buf + n, sizeof(rd->buf) - n, "%s ", ms_event_names[ev.type]);
+	ms_format(rd->buf + n, sizeof(rd->buf) - n, &ev);
+	rd->len = strlen(rd->buf);
+	rd->off = 0;
+	return true;
+}
+
+static ssize_t ms_events_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct ms_reader *rd = file->private_data;
+	ssize_t done = 0;
+	int err;
+
+	while (done < count) {
+		size_t n;
+
+		if (rd->off == rd->len && !ms_events_next(rd)) {
+			if (done || READ_ONCE(ms_events_closing))
+				break;
+			if (file->f_flags & O_NONBLOCK)
+				return -EAGAIN;
+			err = wait_event_interruptible(ms_events_wq, ms_events_pending(rd));
+			if (err)
+				return err;
+			continue;
+		}
+		/* Whole lines only unless the caller's buffer is smaller than one. */
+		n = min(rd->len - rd->off, count - done);
+		if (n < rd->len - rd->off && done)
+			break;
+		if (copy_to_user(ubuf + done, rd->buf + rd->off, n))
+			return done ? done : -EFAULT;
+		rd->off += n;
+		done += n;
+	}
+	return done;
+}
+
+static __poll_t ms_events_poll(struct file *file, poll_table *wait)
+{
+	struct ms_reader *rd = file->private_data;
+
+	poll_wait(file, &ms_events_wq, wait);
+	return rd->off < rd->len || ms_events_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+const struct file_operations ms_events_fops = {
+	.owner = THIS_MODULE,
+	.open = ms_events_open,
+	.read = ms_events_read,
+	.poll = ms_events_poll,
+	.release = ms_events_release,
+	.llseek = ms_no_llseek,
+};
+
+#ifdef MS_HAVE_PROC_OPS
+const struct proc_ops ms_events_proc_ops = {
+	.proc_open = ms_events_open,
+	.proc_read = ms_events_read,
+	.proc_poll = ms_events_poll,
+	.proc_release = ms_events_release,
+	.proc_lseek = ms_no_llseek,
+};
+#endif

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The file front end: /sys/kernel/debug/memscope/, or /proc/memscope/ too
+ * when loaded with procfs=1 (debugfs not mounted, or a kernel in lockdown
+ * confidentiality mode).
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * debugfs files hold a module reference while open (.owner), so rmmod
+ * fails with EBUSY rather than pull code from under a reader.  procfs has
+ * no owner: remove_proc_entry() waits for readers inside our code and
+ * releases the rest itself, so unload proceeds while a file is open and
+ * later reads get EIO.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+
+#include "memscope.h"
+
+static bool procfs;
+module_param(procfs, bool, 0400);
+MODULE_PARM_DESC(procfs, "Also show the files read-only under /proc/memscope (for lockdown or no debugfs)");
+
+enum ms_file_kind {
+	MS_F_VERSION,
+	MS_F_PROBES,
+	MS_F_STATS,
+	MS_F_TABLE,
+	MS_F_RING,
+	MS_F_HIST,
+};
+
+struct ms_file {
+	const char *name;
+	enum ms_file_kind kind;
+	int arg;
+};
+
+
+
+static int ms_show(struct seq_file *m, void *unused)
+{
+	const struct ms_file *f = m->private;
+	u64 *v;
+	int i;
+
+	switch (f->kind) {
+	case MS_F_VERSION:
+		seq_printf(m, "memscope %s %s\n", MEMSCOPE_VERSION, init_utsname()->release);
+		seq_printf(m, "memory_bytes %zu cpus %u table_size %lu ring_size %u\n",
+			   ms_footprint(), num_possible_cpus(),
+			   roundup_pow_of_two(ms_table_size), ms_ring_size);
+		return 0;
+	case MS_F_PROBES:
+		ms_probes_show(m);
+		return 0;
+	case MS_F_STATS:
+		v = kmalloc_array(MS_NR_STATS, sizeof(*v), GFP_KERNEL);
+		if (!v)
+			return -ENOMEM;
+		ms_stats_sum(v);
+		for (i = 0; i < MS_NR_STATS; i++)
+			seq_printf(m, "%s %llu\n", ms_stat_names[i], v[i]);
+		kfree(v);
+		return 0;
+	case MS_F_TABLE:
+		return ms_table_show(m, &ms_tables[f->arg]);
+	case MS_F_RING:
+		return ms_ring_show(m, f->arg);
+	case MS_F_HIST:
+		ms_hist_show(m, f->arg);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int ms_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ms_show, inode->i_private);
+}
+
+static const struct file_operations ms_fops = {
+	.owner = THIS_MODULE,
+	.open = ms_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+void ms_reset_all(void)
+{
+	ms_stats_reset();
+	ms_hist_reset();
+	ms_tables_reset();
+	ms_events_reset();
+}
+
+#define MS_CONTROL_MAX 64
+
+static ssize_t ms_control_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	char buf[MS_CONTROL_MAX], *cmd, *arg;
+	int err = 0;
+
+	if (count == 0 || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	cmd = strim(buf);
+	arg = strchr(cmd, ' ');
+	if (arg) {
+		*arg++ = '\0';
+		arg = skip_spaces(arg);
+		if (!*arg || strchr(arg, ' ') || strchr(arg, '\t'))
+			return -EINVAL;
+	}
+
+	if (!strcmp(cmd, "reset") && !arg)
+		ms_reset_all();
+	else if (!strcmp(cmd, "enable") && arg)
+		err = ms_probe_set(arg, true);
+	else if (!strcmp(cmd, "disable") && arg)
+		err = ms_probe_set(arg, false);
+	else
+		return -EINVAL;
+	return err ?: count;
+}
+
+static const struct file_operations ms_control_fops = {
+	.owner = THIS_MODULE,
+	.write = ms_control_write,
+	.llseek = noop_llseek,
+};
+
+#ifdef MS_HAVE_PROC_OPS
+static int ms_proc_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ms_show, pde_data(inode));
+}
+
+static const struct proc_ops ms_proc_ops = {
+	.proc_open = ms_proc_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+static const struct proc_ops ms_control_proc_ops = {
+	.proc_write = ms_control_write,
+	.proc_lseek = noop_llseek,
+};
+#endif /* MS_HAVE_PROC_OPS */
+
+#define MS_F(n, k, a) { .name = n, .kind = k, .arg = a }
+#define MS_HIST_FILE(name) MS_F(#name, MS_F_HIST, MS_H_##name),
+
+static const struct ms_file ms_files[] = {
+	MS_F("version", MS_F_VERSION, 0),
+	MS_F("probes", MS_F_PROBES, 0),
+	MS_F("stats", MS_F_STATS, 0),
+	MS_F("faults_by_pid", MS_F_TABLE, MS_T_FAULTS_BY_PID),
+	MS_F("faults_by_file", MS_F_TABLE, MS_T_FAULTS_BY_FILE),
+	MS_F("swapins_by_pid", MS_F_TABLE, MS_T_SWAPINS_BY_PID),
+	MS_F("hugetlb_by_pid", MS_F_TABLE, MS_T_HUGETLB_BY_PID),
+	MS_F("shrinkers", MS_F_TABLE, MS_T_SHRINKERS),
+	MS_F("oom", MS_F_RING, MS_EV_OOM),
+	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
+	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),
+};
+
+static const struct ms_file ms_hist_files[] = { MS_HISTS(MS_HIST_FILE) };
+
+static struct dentry *ms_debugfs;
+static struct proc_dir_entry *ms_procdir;
+
+static int ms_debugfs_init(void)
+{
+	struct dentry *hist;
+	int i;
+
+	ms_debugfs = debugfs_create_dir("memscope", NULL);
+	if (IS_ERR_OR_NULL(ms_debugfs)) {
+		ms_debugfs = NULL;
+		return -ENODEV;
+	}
+	for (i = 0; i < ARRAY_SIZE(ms_files); i++)
+		debugfs_create_file(ms_files[i].name, 0400, ms_debugfs,
+				    (void *)&ms_files[i], &ms_fops);
+	debugfs_create_file("events", 0400, ms_debugfs, NULL, &ms_events_fops);
+	debugfs_create_file("control", 0200, ms_debugfs, NULL, &ms_control_fops);
+	hist = debugfs_create_dir("hist", ms_debugfs);
+	for (i = 0; i < ARRAY_SIZE(ms_hist_files); i++)
+		debugfs_create_file(ms_hist_files[i].name, 0400, hist,
+				    (void *)&ms_hist_files[i], &ms_fops);
+	return 0;
+}
+
+static int ms_procfs_init(void)
+{
+#ifdef MS_HAVE_PROC_OPS
+	struct proc_dir_entry *hist;
+	int i;
+
+	ms_procdir = proc_mkdir_mode("memscope", 0500, NULL);
+	if (!ms_procdir)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(ms_files); i++)
+		if (!proc_create_data(ms_files[i].name, 0400, ms_procdir, &ms_proc_ops,
+				      (void *)&ms_files[i]))
+			goto err;
+	if (!proc_create("events", 0400, ms_procdir, &ms_events_proc_ops) ||
+	    !proc_create("control", 0200, ms_procdir, &ms_control_proc_ops))
+		goto err;
+	hist = proc_mkdir_mode("hist", 0500, ms_procdir);
+	if (!hist)
+		goto err;
+	for (i = 0; i < ARRAY_SIZE(ms_hist_files); i++)
+		if (!proc_create_data(ms_hist_files[i].name, 0400, hist, &ms_proc_ops,
+				      (void *)&ms_hist_files[i]))
+			goto err;
+	return 0;
+err:
+	proc_remove(ms_procdir);
+	ms_procdir = NULL;
+	return -ENOMEM;
+#else
+	return -EOPNOTSUPP;
+#endif /* MS_HAVE_PROC_OPS */
+}
+
+int ms_fs_init(void)
+{
+	int err = ms_debugfs_init();
+
+	if (err)
+		pr_warn("memscope: debugfs unavailable (%d)%s\n", err,
+			procfs ? "" : "; load with procfs=1 to use /proc/memscope");
+	if (procfs) {
+		int perr = ms_procfs_init();
+
+		if (perr) {
+			pr_err("memscope: cannot create /proc/memscope (%d)\n", perr);
+			if (err)
+				return perr;
+		} else {
+			err = 0;
+		}
+	}
+	return err;
+}
+
+void ms_fs_exit(void)
+{
+	/* Wake blocked `events` readers first: removal waits for them. */
+	ms_events_shutdown();
+	proc_remove(ms_procdir);
+	ms_procdir = NULL;
+	debugfs_remove_recursive(ms_debugfs);
+	ms_debugfs = NULL;
+}

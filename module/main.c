@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memscope: the memory chapter of BPF Performance Tools, as one module.
+ * Copyright (C) 2026 The memscope authors.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "memscope.h"
+
+unsigned int ms_table_size = 1024;
+module_param_named(table_size, ms_table_size, uint, 0400);
+MODULE_PARM_DESC(table_size, "Rows per table (rounded up to a power of two, 16..65536)");
+
+unsigned int ms_ring_size = 256;
+module_param_named(ring_size, ms_ring_size, uint, 0400);
+MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream (16..65536)");
+
+/*
+ * Everything memscope allocates is fixed at load: this is the whole
+ * footprint, reported in `version`:
+ *   5 tables * table_size * sizeof(struct ms_row)
+ * + (64 + 3 * ring_size) * sizeof(struct ms_event)
+ * + cpus * (sizeof(stats) + sizeof(histograms) + sizeof(probe hits))
+ * + kretprobe instances (maxactive * (instance + data)).
+ */
+size_t ms_footprint(void)
+{
+	size_t bytes = ms_tables_bytes() + ms_events_bytes();
+	int i;
+
+	bytes += num_possible_cpus() * (sizeof(struct ms_stats) +
+		 sizeof(struct ms_hist_cpu) * MS_NR_HISTS + sizeof(struct ms_probe_cpu));
+	for (i = 0; i < MS_NR_PROBES; i++) {
+		struct ms_probe *p = ms_probes[i];
+
+		if (p && p->kind == MS_KRETPROBE)
+			bytes += p->maxactive * (sizeof(struct kretprobe_instance) + p->data_size);
+	}
+	return bytes;
+}
+
+static int __init memscope_init(void)
+{
+	int err;
+
+	ms_table_size = clamp(ms_table_size, 16U, 65536U);
+	ms_ring_size = clamp(ms_ring_size, 16U, 65536U);
+
+	err = ms_tables_init();
+	if (err)
+		return err;
+	err = ms_events_init();
+	if (err)
+		goto err_tables;
+
+	/* Families only declare their probes here; nothing fires yet. */
+	ms_faults_init();
+	ms_swap_init();
+	ms_oom_init();
+	ms_vmscan_init();
+	ms_compaction_init();
+
+	err = ms_fs_init();
+	if (err)
+		goto err_events;
+	err = ms_probes_init();
+	if (err)
+		goto err_fs;
+	pr_info("memscope %s loaded, %zu bytes\n", MEMSCOPE_VERSION, ms_footprint());
+	return 0;
+
+err_fs:
+	ms_fs_exit();
+err_events:
+	ms_events_exit();
+err_tables:
+	ms_tables_exit();
+	return err;
+}
+
+static void __exit memscope_exit(void)
+{
+	ms_probes_exit();
+	ms_fs_exit();
+	ms_events_exit();
+	ms_tables_exit();
+	pr_info("memscope unloaded\n");
+}
+
+module_init(memscope_init);
+module_exit(memscope_exit);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The memscope authors");
+MODULE_DESCRIPTION("Memory observability without BPF: faults, swap, OOM, reclaim, compaction");
+MODULE_VERSION(MEMSCOPE_VERSION);

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe registration: kprobes, kretprobes and tracepoints found by name.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * A probe whose target the running kernel lacks is marked
+ * unavailable:<reason> and the module loads without it.  Tracepoints are
+ * looked up with for_each_kernel_tracepoint(), as LTTng does, because most
+ * of them are not exported to modules; the handlers' prototypes are checked
+ * at build time against the kernel's own trace/events headers (see the
+ * MS_CHECK_TP() users).
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/tracepoint.h>
+
+#include "memscope.h"
+
+DEFINE_PER_CPU(struct ms_probe_cpu, ms_probe_hits);
+struct ms_probe *ms_probes[MS_NR_PROBES];
+static DEFINE_MUTEX(ms_probe_lock);
+
+static char *disable;
+module_param(disable, charp, 0400);
+MODULE_PARM_DESC(disable, "Comma-separated probes to leave detached at load");
+
+/*
+ * For testing degradation: "probe=symbol[,probe=symbol]" replaces a probe's
+ * candidate targets with one named symbol or tracepoint.
+ */
+static char *target_override;
+module_param(target_override, charp, 0400);
+MODULE_PARM_DESC(target_override, "probe=target[,...]: attach a probe to another target (testing)");
+
+void ms_probe_add(struct ms_probe *p, enum ms_probe_id id)
+{
+	p->id = id;
+	ms_probes[id] = p;
+}
+
+static bool ms_list_has(const char *list, const char *name, const char **value)
+{
+	size_t len = strlen(name);
+	const char *s = list;
+
+	while (s && *s) {
+		if (!strncmp(s, name, len) &&
+		    (s[len] == ',' || s[len] == '\0' || (value && s[len] == '='))) {
+			if (value)
+				*value = s[len] == '=' ? s + len + 1 : NULL;
+			return true;
+		}
+		s = strchr(s, ',');
+		if (s)
+			s++;
+	}
+	return false;
+}
+
+struct ms_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void ms_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct ms_tp_lookup *l = priv;
+
+	if (!l->tp && !strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+static struct tracepoint *ms_tp_find(const char *name)
+{
+	struct ms_tp_lookup l = { .name = name };
+
+	for_each_kernel_tracepoint(ms_tp_match, &l);
+	return l.tp;
+}
+
+/* The override value is "symbol" up to the next comma; keep a copy. */
+static char ms_override_buf[MS_NR_PROBES][KSYM_NAME_LEN];
+
+static const char *ms_override(struct ms_probe *p)
+{
+	const char *v;
+	size_t n;
+
+	if (!target_override || !ms_list_has(target_override, p->name, &v) || !v)
+		return NULL;
+	n = strcspn(v, ",");
+	n = min_t(size_t, n, KSYM_NAME_LEN - 1);
+	memcpy(ms_override_buf[p->id], v, n);
+	ms_override_buf[p->id][n] = '\0';
+	return ms_override_buf[p->id];
+}
+
+static const char *ms_errno_reason(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "symbol_not_found";
+	case -EINVAL:
+		return "not_probeable";
+	case -EBUSY:
+		return "busy";
+	case -ENOMEM:
+		return "out_of_memory";
+	default:
+		return "register_failed";
+	}
+}
+
+/* Resolve a probe's target once, at load: kallsyms for kprobes is done by
+ * register_kprobe() itself, so the first candidate that registers wins. */
+static int ms_attach(struct ms_probe *p)
+{
+	const char *const *t;
+	const char *only = ms_override(p);
+	const char *single[2] = { only, NULL };
+	int err = -ENOENT;
+
+	lockdep_assert_held(&ms_probe_lock);
+	if (p->attached)
+		return 0;
+	if (p->unsupported) {
+		p->reason = p->unsupported;
+		return -EOPNOTSUPP;
+	}
+	for (t = only ? single : p->targets; *t; t++) {
+		switch (p->kind) {
+		case MS_KPROBE:
+			memset(&p->kp, 0, sizeof(p->kp));
+			p->kp.symbol_name = *t;
+			p->kp.pre_handler = p->pre_handler;
+			err = register_kprobe(&p->kp);
+			break;
+		case MS_KRETPROBE:
+			memset(&p->rp, 0, sizeof(p->rp));
+			p->rp.kp.symbol_name = *t;
+			p->rp.entry_handler = p->entry_handler;
+			p->rp.handler = p->ret_handler;
+			p->rp.data_size = p->data_size;
+			p->rp.maxactive = p->maxactive;
+			err = register_kretprobe(&p->rp);
+			break;
+		case MS_TRACEPOINT:
+			p->tp = ms_tp_find(*t);
+			err = p->tp ? tracepoint_probe_register(p->tp, p->tp_func, p) : -ENOENT;
+			break;
+		}
+		if (!err) {
+			p->target = *t;
+			p->reason = NULL;
+			p->attached = true;
+			return 0;
+		}
+		/* Report the most specific failure; keep trying candidates. */
+		if (err != -ENOENT || !p->reason)
+			p->reason = p->kind == MS_TRACEPOINT && err == -ENOENT ?
+				    "tracepoint_not_found" : ms_errno_reason(err);
+	}
+	if (!p->target)
+		p->target = only ? only : p->targets[0];
+	return err;
+}
+
+static void ms_detach(struct ms_probe *p)
+{
+	lockdep_assert_held(&ms_probe_lock);
+	if (!p->attached)
+		return;
+	switch (p->kind) {
+	case MS_KPROBE:
+		unregister_kprobe(&p->kp);
+		break;
+	case MS_KRETPROBE:
+		unregister_kretprobe(&p->rp);
+		break;
+	case MS_TRACEPOINT:
+		tracepoint_probe_unregister(p->tp, p->tp_func, p);
+		/* Handlers may still run until every CPU has passed a grace period. */
+		tracepoint_synchronize_unregister();
+		break;
+	}
+	p->attached = false;
+}
+
+int ms_probes_init(void)
+{
+	int i, n = 0;
+
+	mutex_lock(&ms_probe_lock);
+	for (i = 0; i < MS_NR_PROBES; i++) {
+		struct ms_probe *p = ms_probes[i];
+
+		if (!p)
+			continue;
+		if (p->default_off || (disable && ms_list_has(disable, p->name, NULL))) {
+			p->target = p->targets[0];
+			continue;
+		}
+		if (!ms_attach(p))
+			n++;
+		else
+			pr_info("memscope: probe %s (%s) unavailable: %s\n",
+				p->name, p->target, p->reason);
+	}
+	mutex_unlock(&ms_probe_lock);
+	pr_info("memscope: %d probes attached\n", n);
+	return 0;
+}
+
+void ms_probes_exit(void)
+{
+	int i;
+
+	mutex_lock(&ms_probe_lock);
+	for (i = 0; i < MS_NR_PROBES; i++)
+		if (ms_probes[i])
+			ms_detach(ms_probes[i]);
+	mutex_unlock(&ms_probe_lock);
+}
+
+/* control: "enable NAME" / "disable NAME", NAME may be "all". */
+int ms_probe_set(const char *name, bool on)
+{
+	bool all = !strcmp(name, "all"), found = false;
+	int i, err = 0;
+
+	mutex_lock(&ms_probe_lock);
+	for (i = 0; i < MS_NR_PROBES; i++) {
+		struct ms_probe *p = ms_probes[i];
+
+		if (!p || (!all && strcmp(p->name, name)))
+			continue;
+		found = true;
+		if (!on) {
+			ms_detach(p);
+		} else if (ms_attach(p) && !all) {
+			err = -ENODEV;
+		}
+	}
+	mutex_unlock(&ms_probe_lock);
+	return found ? err : -EINVAL;
+}
+
+unsigned long ms_probe_missed(const struct ms_probe *p)
+{
+	switch (p->kind) {
+	case MS_KPROBE:
+		return p->kp.nmissed;
+	case MS_KRETPROBE:
+		return p->rp.nmissed + p->rp.kp.nmissed;
+	default:
+		return 0;
+	}
+}
+
+void ms_probes_show(struct seq_file *m)
+{
+	int i, cpu;
+
+	seq_puts(m, "# name target state hits missed\n");
+	mutex_lock(&ms_probe_lock);
+	for (i = 0; i < MS_NR_PROBES; i++) {
+		struct ms_probe *p = ms_probes[i];
+		unsigned long hits = 0;
+
+		if (!p)
+			continue;
+		for_each_possible_cpu(cpu)
+			hits += per_cpu_ptr(&ms_probe_hits, cpu)->hits[i];
+		seq_printf(m, "%s %s ", p->name, p->target ? p->target : p->targets[0]);
+		if (p->attached)
+			seq_puts(m, "attached");
+		else if (p->reason)
+			seq_printf(m, "unavailable:%s", p->reason);
+		else
+			seq_puts(m, "disabled");
+		seq_printf(m, " %lu %lu\n", hits, ms_probe_missed(p));
+	}
+	mutex_unlock(&ms_probe_lock);
+}

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memscope.h"
+
+static char *base_dir;
+
+const char *ms_dir(void)
+{
+	return base_dir ? base_dir : MS_DEBUGFS_DIR;
+}
+
+void ms_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_verror(fmt, ap);
+	va_end(ap);
+}
+
+static bool path_exists(const char *p)
+{
+	struct stat sb;
+
+	return stat(p, &sb) == 0;
+}
+
+static int open_dir(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* The lockdown mode in force ("integrity", "confidentiality"), or NULL. */
+static const char *lockdown_mode(void)
+{
+	static char mode[32];
+	char buf[128], *o, *c;
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	if (!f)
+		return NULL;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	o = strchr(buf, '[');
+	c = o ? strchr(o, ']') : NULL;
+	if (!o || !c || c - o - 1 >= (long)sizeof(mode))
+		return NULL;
+	memcpy(mode, o + 1, (size_t)(c - o - 1));
+	mode[c - o - 1] = '\0';
+	return strcmp(mode, "none") ? mode : NULL;
+}
+
+static bool debugfs_mounted(void)
+{
+	char line[4096], dev[256], mnt[1024], type[64];
+	FILE *f = fopen("/proc/mounts", "re");
+	bool found = false;
+
+	if (!f)
+		return true;	/* can't tell: don't send the user astray */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s %1023s %63s", dev, mnt, type) == 3 &&
+		    !strcmp(type, "debugfs") && !strcmp(mnt, "/sys/kernel/debug")) {
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void fail_not_loaded(const char *dir)
+{
+	ms_fail("memscope module not loaded (%s does not exist), load it with `modprobe memscope`, or run `make demo` to try it in a VM",
+		dir);
+}
+
+static void fail_permission(const char *path, int err)
+{
+	const char *mode = lockdown_mode();
+
+	if (geteuid() != 0)
+		ms_fail("cannot read %s: %s, run as root (sudo memscope ...)",
+			path, strerror(err));
+	else if (mode)
+		ms_fail("cannot read %s: the kernel is locked down [%s], load the module with `modprobe memscope procfs=1` and memscope reads %s instead",
+			path, mode, MS_PROCFS_DIR);
+	else
+		ms_fail("cannot read %s: %s, check its mode and the LSM policy (memscope needs root)",
+			path, strerror(err));
+}
+
+int ms_locate_dir(const char *cli_dir)
+{
+	const char *dir = cli_dir;
+	const char *mode;
+	char *stats;
+	int err, fd;
+
+	if (!dir || !*dir)
+		dir = getenv("MEMSCOPE_DIR");
+	if (dir && *dir) {
+		err = open_dir(dir);
+		if (err == -ENOENT || err == -ENOTDIR) {
+			fail_not_loaded(dir);
+			return -1;
+		}
+		if (err == -EACCES || err == -EPERM) {
+			fail_permission(dir, -err);
+			return -1;
+		}
+		base_dir = strdup(dir);
+		return base_dir ? 0 : -1;
+	}
+
+	err = open_dir(MS_DEBUGFS_DIR);
+	if (err == 0) {
+		/* Lockdown can leave the directory listable but its files closed. */
+		if (asprintf(&stats, "%s/stats", MS_DEBUGFS_DIR) < 0)
+			return -1;
+		fd = open(stats, O_RDONLY | O_CLOEXEC);
+		err = fd < 0 ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+		free(stats);
+		if ((err == -EPERM || err == -EACCES) && open_dir(MS_PROCFS_DIR) == 0) {
+			base_dir = strdup(MS_PROCFS_DIR);
+			return base_dir ? 0 : -1;
+		}
+		base_dir = strdup(MS_DEBUGFS_DIR);
+		return base_dir ? 0 : -1;
+	}
+	if (open_dir(MS_PROCFS_DIR) == 0) {
+		base_dir = strdup(MS_PROCFS_DIR);
+		return base_dir ? 0 : -1;
+	}
+	if (err == -EACCES || err == -EPERM) {
+		fail_permission(MS_DEBUGFS_DIR, -err);
+		return -1;
+	}
+	if (!debugfs_mounted()) {
+		mode = lockdown_mode();
+		if (mode)
+			ms_fail("debugfs is not mounted and the kernel is locked down [%s], load the module with `modprobe memscope procfs=1` and memscope reads %s instead",
+				mode, MS_PROCFS_DIR);
+		else
+			ms_fail("debugfs is not mounted, mount it with `mount -t debugfs none /sys/kernel/debug`");
+		return -1;
+	}
+	if (path_exists("/sys/module/memscope")) {
+		ms_fail("the memscope module is loaded but %s is missing, reload it with `rmmod memscope && modprobe memscope`",
+			MS_DEBUGFS_DIR);
+		return -1;
+	}
+	fail_not_loaded(MS_DEBUGFS_DIR);
+	return -1;
+}
+
+/*
+ * Tests replay a sequence of snapshots: with MEMSCOPE_TEST_STEPS set, read
+ * number k of a file comes from DIR/k/ (the last one that exists) and the
+ * interval sleep is skipped. Nothing else changes.
+ */
+char *ms_path(const char *name)
+{
+	char *p = NULL;
+	unsigned int k;
+
+	if (ms_test_steps()) {
+		for (k = ms_step();; k--) {
+			if (asprintf(&p, "%s/%u", ms_dir(), k) < 0)
+				return NULL;
+			if (path_exists(p) || k == 0)
+				break;
+			free(p);
+		}
+		free(p);
+		if (asprintf(&p, "%s/%u/%s", ms_dir(), k, name) < 0)
+			return NULL;
+		return p;
+	}
+	if (asprintf(&p, "%s/%s", ms_dir(), name) < 0)
+		return NULL;
+	return p;
+}
+
+static int read_path(const char *path, char **data, size_t *len, bool optional)
+{
+	size_t cap = 4096, n = 0;
+	char *buf, *nb;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == ENOENT && optional)
+			return 1;
+		if (err == ENOENT)
+			ms_fail("%s is missing, check that the module version matches this CLI (`memscope status`)",
+				path);
+		else if (err == EACCES || err == EPERM)
+			fail_permission(path, err);
+		else
+			ms_fail("cannot open %s: %s, check that the module is still loaded",
+				path, strerror(err));
+		return -1;
+	}
+	buf = malloc(cap + 1);
+	if (!buf)
+		goto nomem;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= MS_MAX_FILE) {
+				ms_fail("%s is larger than %u MiB, this is not a memscope file",
+					path, MS_MAX_FILE >> 20);
+				free(buf);
+				close(fd);
+				return -1;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				goto nomem;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = errno;
+
+			if (err == EACCES || err == EPERM)
+				fail_permission(path, err);
+			else
+				ms_fail("cannot read %s: %s, check that the module is still loaded",
+					path, strerror(err));
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return 0;
+nomem:
+	close(fd);
+	ms_fail("out of memory reading %s, free some memory", path);
+	return -1;
+}
+
+static int read_name(const char *name, char **data, size_t *len, bool optional)
+{
+	char *path = ms_path(name);
+	int ret;
+
+	if (!path) {
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	ret = read_path(path, data, len, optional);
+	free(path);
+	return ret;
+}
+
+int ms_read(const char *name, char **data, size_t *len)
+{
+	return read_name(name, data, len, false);
+}
+
+int ms_read_optional(const char *name, char **data, size_t *len)
+{
+	return read_name(name, data, len, true);
+}
+
+void ms_warn_diag(const char *name, const struct ms_diag *d)
+{
+	static char *warned[64];
+	static size_t nwarned;
+	size_t i;
+
+	if (!d->skipped)
+		return;
+	for (i = 0; i < nwarned; i++)
+		if (!strcmp(warned[i], name))
+			return;
+	if (nwarned < 64)
+		warned[nwarned++] = strdup(name);
+	print_warn("%s/%s: skipped %u malformed line%s (first at line %u)",
+		   ms_dir(), name, d->skipped, d->skipped == 1 ? "" : "s", d->first_bad);
+}
+
+static void fail_malformed(const char *name, const char *why)
+{
+	ms_fail("%s/%s is malformed (%s), check that the module version matches this CLI (`memscope status`)",
+		ms_dir(), name, why);
+}
+
+int ms_load_stats(struct ms_stats *st)
+{
+	char *data;
+	size_t len;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (ms_read("stats", &data, &len))
+		return -1;
+	ret = ms_parse_stats(data, len, st);
+	free(data);
+	if (ret) {
+		fail_malformed("stats", st->diag.msg);
+		ms_stats_free(st);
+		return -1;
+	}
+	ms_warn_diag("stats", &st->diag);
+	return 0;
+}
+
+int ms_load_table(const char *name, struct ms_table *t)
+{
+	char *data;
+	size_t len;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (ms_read(name, &data, &len))
+		return -1;
+	ret = ms_parse_table(data, len, t);
+	free(data);
+	if (ret) {
+		fail_malformed(name, t->diag.msg);
+		ms_table_free(t);
+		return -1;
+	}
+	ms_warn_diag(name, &t->diag);
+	return 0;
+}
+
+int ms_load_ring(const char *name, struct ms_ring *r, bool optional)
+{
+	char *data;
+	size_t len;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = optional ? ms_read_optional(name, &data, &len) : ms_read(name, &data, &len);
+	if (ret)
+		return ret;
+	ret = ms_parse_ring(data, len, r);
+	free(data);
+	if (ret) {
+		fail_malformed(name, r->diag.msg);
+		ms_ring_free(r);
+		return -1;
+	}
+	ms_warn_diag(name, &r->diag);
+	return 0;
+}
+
+int ms_load_hist(const char *name, struct ms_hist *h, bool optional)
+{
+	char *data, *file;
+	size_t len;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	if (asprintf(&file, "hist/%s", name) < 0)
+		return -1;
+	ret = optional ? ms_read_optional(file, &data, &len) : ms_read(file, &data, &len);
+	if (ret) {
+		free(file);
+		return ret;
+	}
+	ret = ms_parse_hist(data, len, h);
+	free(data);
+	if (ret)
+		fail_malformed(file, h->diag.msg);
+	else
+		ms_warn_diag(file, &h->diag);
+	free(file);
+	return ret;
+}
+
+int ms_load_probes(struct ms_probes *p, bool optional)
+{
+	char *data;
+	size_t len;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	ret = optional ? ms_read_optional("probes", &data, &len) : ms_read("probes", &data, &len);
+	if (ret)
+		return ret;
+	ret = ms_parse_probes(data, len, p);
+	free(data);
+	if (ret) {
+		fail_malformed("probes", p->diag.msg);
+		ms_probes_free(p);
+		return -1;
+	}
+	ms_warn_diag("probes", &p->diag);
+	return 0;
+}
+
+static bool probe_matches(const struct ms_probe *p, const char *const *patterns)
+{
+	const char *target, *colon;
+
+	/* a target may be spelled "kretprobe:handle_mm_fault" */
+	colon = strrchr(p->target, ':');
+	target = colon ? colon + 1 : p->target;
+	for (; *patterns; patterns++)
+		if (!fnmatch(*patterns, p->name, 0) || !fnmatch(*patterns, target, 0))
+			return true;
+	return false;
+}
+
+static void describe_probe(char *buf, size_t size, const struct ms_probe *p)
+{
+	if (p->st == MS_PROBE_DISABLED)
+		snprintf(buf, size, "probe %s (%s) is disabled, enable it with `echo enable %s > %s/control`",
+			 p->name, p->target, p->name, ms_dir());
+	else if (p->st == MS_PROBE_UNAVAILABLE)
+		snprintf(buf, size, "probe %s (%s) is unavailable on this kernel: %s, see `memscope status`",
+			 p->name, p->target, *p->reason ? p->reason : "no reason given");
+	else
+		snprintf(buf, size, "probe %s (%s) is in state %s, see `memscope status`",
+			 p->name, p->target, p->state);
+}
+
+int ms_check_probes(const char *tool, const char *const *patterns)
+{
+	struct ms_probes pr;
+	size_t i, matched = 0, usable = 0;
+	char msg[512], first[512] = "";
+
+	if (ms_load_probes(&pr, true))
+		return 0;	/* no probes file: the data files will tell */
+	for (i = 0; i < pr.n; i++) {
+		if (!probe_matches(&pr.v[i], patterns))
+			continue;
+		matched++;
+		if (pr.v[i].st == MS_PROBE_ATTACHED) {
+			usable++;
+			continue;
+		}
+		describe_probe(msg, sizeof(msg), &pr.v[i]);
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", msg);
+	}
+	if (matched && !usable) {
+		ms_fail("%s has no data: %s", tool, first);
+		ms_probes_free(&pr);
+		return -1;
+	}
+	for (i = 0; i < pr.n; i++) {
+		if (!probe_matches(&pr.v[i], patterns) || pr.v[i].st == MS_PROBE_ATTACHED)
+			continue;
+		describe_probe(msg, sizeof(msg), &pr.v[i]);
+		print_warn("%s", msg);
+	}
+	ms_probes_free(&pr);
+	return 0;
+}

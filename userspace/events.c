@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "memscope.h"
+
+#define DEBUGFS_MAGIC	0x64626720
+#define TRACEFS_MAGIC	0x74726163
+#define PROC_MAGIC	0x9fa0
+#define MAX_LINE	(64u << 10)
+
+struct ms_stream {
+	int fd;
+	bool live;		/* a kernel stream: EOF means "nothing yet" */
+	bool eof;
+	bool skipping;		/* inside an over-long line */
+	char *buf;
+	size_t len;		/* bytes in buf */
+	size_t off;		/* start of the unconsumed part */
+	char *path;
+};
+
+struct ms_stream *ms_stream_open(const char *name)
+{
+	struct ms_stream *s = calloc(1, sizeof(*s));
+	struct statfs sfs;
+	int err;
+
+	if (!s)
+		return NULL;
+	s->path = ms_path(name);
+	s->buf = malloc(MAX_LINE + 1);
+	if (!s->path || !s->buf)
+		goto fail;
+	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		err = errno;
+		free(s->buf);
+		s->buf = NULL;
+		/* let the common reader say why, with the same wording */
+		if (ms_read(name, &s->buf, &s->len) == 0)
+			ms_fail("cannot open %s: %s, check that the module is still loaded",
+				s->path, strerror(err));
+		goto fail;
+	}
+	/*
+	 * debugfs and procfs files are the module's blocking stream; anything
+	 * else (a copy, a fixture) is a recording that ends at EOF.
+	 */
+	if (fstatfs(s->fd, &sfs) == 0)
+		s->live = sfs.f_type == DEBUGFS_MAGIC || sfs.f_type == PROC_MAGIC ||
+			  sfs.f_type == TRACEFS_MAGIC;
+	return s;
+fail:
+	free(s->buf);
+	free(s->path);
+	free(s);
+	return NULL;
+}
+
+void ms_stream_close(struct ms_stream *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s->path);
+	free(s);
+}
+
+static int fill(struct ms_stream *s)
+{
+	struct pollfd pfd;
+	ssize_t r;
+
+	if (s->off) {
+		memmove(s->buf, s->buf + s->off, s->len - s->off);
+		s->len -= s->off;
+		s->off = 0;
+	}
+	for (;;) {
+		if (ms_stop)
+			return 0;
+		r = read(s->fd, s->buf + s->len, MAX_LINE - s->len);
+		if (r > 0) {
+			s->len += (size_t)r;
+			return 1;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			r = 0;
+		if (r < 0) {
+			ms_fail("cannot read %s: %s, check that the module is still loaded",
+				s->path, strerror(errno));
+			return -1;
+		}
+		if (!s->live) {
+			s->eof = true;
+			return 0;
+		}
+		/* an empty live stream: wait for data rather than spin */
+		pfd.fd = s->fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 250) < 0 && errno != EINTR) {
+			usleep(250000);
+		}
+	}
+}
+
+int ms_stream_next(struct ms_stream *s, char **line, size_t *len)
+{
+	char *start, *nl;
+	int r;
+
+	for (;;) {
+		start = s->buf + s->off;
+		nl = memchr(start, '\n', s->len - s->off);
+		if (nl) {
+			s->off = (size_t)(nl - s->buf) + 1;
+			if (s->skipping) {
+				s->skipping = false;
+				continue;
+			}
+			*nl = '\0';
+			*line = start;
+			*len = (size_t)(nl - start);
+			return 1;
+		}
+		if (s->eof) {
+			/* a last line without a newline still counts */
+			if (s->off < s->len && !s->skipping) {
+				start[s->len - s->off] = '\0';
+				*line = start;
+				*len = s->len - s->off;
+				s->off = s->len;
+				return 1;
+			}
+			return 0;
+		}
+		if (s->len - s->off == MAX_LINE) {
+			print_warn("%s: skipping a line longer than %u bytes", s->path, MAX_LINE);
+			s->skipping = true;
+			s->len = s->off = 0;
+		}
+		r = fill(s);
+		if (r <= 0 && !s->eof)
+			return r;
+	}
+}
+
+/*
+ * Follow the events stream and hand each line of the given type to fn.
+ * Other types are skipped; "lost count=N" becomes a warning.
+ */
+int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
+{
+	struct ms_stream *s;
+	struct ms_record rec;
+	unsigned int bad = 0;
+	uint64_t lost;
+	char *line;
+	size_t len;
+	int r, ret = 0;
+
+	s = ms_stream_open("events");
+	if (!s)
+		return -1;
+	while ((r = ms_stream_next(s, &line, &len)) > 0) {
+		if (len == 0)
+			continue;
+		if (ms_parse_record(line, len, true, &rec)) {
+			if (bad++ == 0)
+				print_warn("%s/events: skipping malformed event lines", ms_dir());
+			continue;
+		}
+		if (!strcmp(rec.type, "lost")) {
+			if (ms_rec_u64(&rec, "count", &lost))
+				print_warn("%llu events lost (reader too slow)",
+					   (unsigned long long)lost);
+		} else if (!strcmp(rec.type, type)) {
+			ret = fn(ctx, &rec);
+		}
+		ms_record_free(&rec);
+		if (ret)
+			break;
+	}
+	ms_stream_close(s);
+	if (r < 0)
+		return -1;
+	return ret;
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope.h"
+
+/*
+ * Prometheus text exposition format (version 0.0.4), for node_exporter's
+ * textfile collector: counters as memscope_<key>_total (nanoseconds become
+ * _seconds_total), each hist/<name> as a histogram with cumulative le
+ * buckets, and gauges for probes and table sizes.
+ */
+
+#define PROM_SLOTS 41	/* le up to 2^40 - 1 ns (18 min); the rest is +Inf */
+
+static const char *const tables[] = {
+	"faults_by_pid", "faults_by_file", "swapins_by_pid", "hugetlb_by_pid", "shrinkers",
+};
+
+static const struct {
+	const char *key;
+	const char *help;
+} helps[] = {
+	{ "faults", "Page faults (handle_mm_fault calls, as /proc/vmstat pgfault)." },
+	{ "faults_major", "Major page faults (VM_FAULT_MAJOR)." },
+	{ "faults_retry", "Page faults that returned VM_FAULT_RETRY." },
+	{ "faults_error", "Page faults that returned VM_FAULT_ERROR." },
+	{ "faults_user", "Page faults from user mode." },
+	{ "faults_kernel", "Page faults from kernel mode." },
+	{ "faults_anon", "Page faults on anonymous memory." },
+	{ "faults_file", "Page faults on file-backed memory." },
+	{ "faults_shmem", "Page faults on shmem/tmpfs memory." },
+	{ "faults_hugetlb", "Page faults on hugetlb memory." },
+	{ "faults_write", "Write page faults." },
+	{ "swapins", "Pages swapped in (as /proc/vmstat pswpin)." },
+	{ "hugetlb_faults", "hugetlb_fault calls." },
+	{ "oom_kills", "OOM kills." },
+	{ "direct_reclaim_count", "Direct reclaims." },
+	{ "direct_reclaim_ns", "Time spent in direct reclaim." },
+	{ "direct_reclaim_pages", "Pages freed by direct reclaim." },
+	{ "memcg_reclaim_count", "Memory cgroup reclaims." },
+	{ "memcg_reclaim_ns", "Time spent in memory cgroup reclaim." },
+	{ "memcg_reclaim_pages", "Pages freed by memory cgroup reclaim." },
+	{ "shrink_slab_count", "shrink_slab calls." },
+	{ "shrink_slab_ns", "Time spent in shrink_slab." },
+	{ "shrink_slab_freed", "Objects freed by shrinkers." },
+	{ "kswapd_wakeups", "kswapd wakeup requests." },
+	{ "kswapd_wake_count", "kswapd wake periods." },
+	{ "kswapd_wake_ns", "Time kswapd spent awake." },
+	{ "writepage", "Pages written back by reclaim." },
+	{ "compaction_count", "Memory compactions." },
+	{ "compaction_ns", "Time spent in memory compaction." },
+	{ "dropped", "Events not recorded because a table was full." },
+};
+
+static const char *help_for(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
+		if (!strcmp(helps[i].key, key))
+			return helps[i].help;
+	return NULL;
+}
+
+static bool ends_with(const char *s, const char *sfx)
+{
+	size_t n = strlen(s), m = strlen(sfx);
+
+	return n > m && !strcmp(s + n - m, sfx);
+}
+
+/* A metric name part: [a-zA-Z0-9_] only. */
+static void metric_part(char *dst, size_t size, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < size; i++) {
+		char c = src[i];
+
+		dst[i] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9')) ? c : '_';
+	}
+	dst[i] = '\0';
+}
+
+static void label_value(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", fp);
+		else if (*s == '"')
+			fputs("\\\"", fp);
+		else if (*s == '\n')
+			fputs("\\n", fp);
+		else
+			fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names under hist/, sorted; returns the count or -1. */
+static int list_hists(char ***names)
+{
+	char *path = ms_path("hist");
+	struct dirent *de;
+	DIR *d;
+	int n = 0, cap = 0;
+	char **v = NULL, **nv;
+
+	*names = NULL;
+	if (!path)
+		return -1;
+	d = opendir(path);
+	free(path);
+	if (!d)
+		return 0;	/* no histograms */
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n] = strdup(de->d_name);
+		if (v[n])
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), cmp_str);
+	*names = v;
+	return n;
+}
+
+static void free_names(char **v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void prom_hist(FILE *fp, const char *name, const struct ms_hist *h)
+{
+	char metric[256];
+	bool ns = ends_with(name, "_ns");
+	double scale = ns ? 1e9 : 1.0;
+	uint64_t cum = 0, lo, hi, count;
+	int i;
+
+	metric_part(metric, sizeof(metric) - 16, name, ns ? strlen(name) - 3 : strlen(name));
+	if (ns)
+		strcat(metric, "_seconds");
+	fprintf(fp, "# HELP memscope_%s Distribution of %s (log2 buckets from hist/%s).\n",
+		metric, ns ? "latency in seconds" : "values", name);
+	fprintf(fp, "# TYPE memscope_%s histogram\n", metric);
+	for (i = 0; i < PROM_SLOTS; i++) {
+		cum += h->slot[i];
+		ms_hist_bounds(i, &lo, &hi);
+		fprintf(fp, "memscope_%s_bucket{le=\"%.12g\"} %llu\n", metric,
+			(double)hi / scale, (unsigned long long)cum);
+	}
+	for (; i < MS_HIST_SLOTS; i++)
+		cum += h->slot[i];
+	/* +Inf must equal _count and never fall below the last bucket */
+	count = h->count > cum ? h->count : cum;
+	fprintf(fp, "memscope_%s_bucket{le=\"+Inf\"} %llu\n", metric, (unsigned long long)count);
+	if (ns)
+		fprintf(fp, "memscope_%s_sum %.9f\n", metric, (double)h->sum / 1e9);
+	else
+		fprintf(fp, "memscope_%s_sum %llu\n", metric, (unsigned long long)h->sum);
+	fprintf(fp, "memscope_%s_count %llu\n", metric, (unsigned long long)count);
+}
+
+static int export_prometheus(void)
+{
+	struct ms_stats st;
+	struct ms_probes pr;
+	struct ms_table t;
+	struct ms_hist h;
+	char metric[256], **names, *data, *file;
+	const char *help;
+	size_t i, len;
+	int n, k, r;
+	FILE *fp;
+
+	if (ms_load_stats(&st))
+		return 1;
+	if (ms_load_probes(&pr, true) < 0) {
+		ms_stats_free(&st);
+		return 1;
+	}
+	/* build it all first: a failure must not leave a half-written file */
+	fp = open_memstream(&data, &len);
+	if (!fp) {
+		ms_fail("out of memory, free some memory");
+		return 1;
+	}
+	for (i = 0; i < st.n; i++) {
+		const char *key = st.v[i].key;
+		bool ns = ends_with(key, "_ns");
+
+		metric_part(metric, sizeof(metric) - 24, key, ns ? strlen(key) - 3 : strlen(key));
+		strcat(metric, ns ? "_seconds_total" : "_total");
+		help = help_for(key);
+		if (help)
+			fprintf(fp, "# HELP memscope_%s %s\n", metric, help);
+		else
+			fprintf(fp, "# HELP memscope_%s The \"%s\" counter of memscope's stats file.\n",
+				metric, key);
+		fprintf(fp, "# TYPE memscope_%s counter\n", metric);
+		if (ns)
+			fprintf(fp, "memscope_%s %.9f\n", metric, (double)st.v[i].value / 1e9);
+		else
+			fprintf(fp, "memscope_%s %llu\n", metric, (unsigned long long)st.v[i].value);
+	}
+
+	n = list_hists(&names);
+	for (k = 0; k < n; k++) {
+		if (asprintf(&file, "%s", names[k]) < 0)
+			break;
+		r = ms_load_hist(file, &h, true);
+		free(file);
+		if (r < 0) {
+			free_names(names, n);
+			goto fail;
+		}
+		if (r == 0)
+			prom_hist(fp, names[k], &h);
+	}
+	free_names(names, n > 0 ? n : 0);
+
+	if (pr.n) {
+		fputs("# HELP memscope_probe_up Whether a memscope probe is attached (1) or not (0).\n"
+		      "# TYPE memscope_probe_up gauge\n", fp);
+		for (i = 0; i < pr.n; i++) {
+			fputs("memscope_probe_up{probe=", fp);
+			label_value(fp, pr.v[i].name);
+			fputs(",target=", fp);
+			label_value(fp, pr.v[i].target);
+			fputs(",state=", fp);
+			label_value(fp, pr.v[i].state);
+			fprintf(fp, "} %d\n", pr.v[i].st == MS_PROBE_ATTACHED);
+		}
+		fputs("# HELP memscope_probe_hits_total Times a memscope probe fired.\n"
+		      "# TYPE memscope_probe_hits_total counter\n", fp);
+		for (i = 0; i < pr.n; i++) {
+			fputs("memscope_probe_hits_total{probe=", fp);
+			label_value(fp, pr.v[i].name);
+			fprintf(fp, "} %llu\n", (unsigned long long)pr.v[i].hits);
+		}
+		fputs("# HELP memscope_probe_missed_total Times a memscope probe missed an event.\n"
+		      "# TYPE memscope_probe_missed_total counter\n", fp);
+		for (i = 0; i < pr.n; i++) {
+			fputs("memscope_probe_missed_total{probe=", fp);
+			label_value(fp, pr.v[i].name);
+			fprintf(fp, "} %llu\n", (unsigned long long)pr.v[i].missed);
+		}
+	}
+
+	fputs("# HELP memscope_table_rows Rows in a memscope top-N table.\n"
+	      "# TYPE memscope_table_rows gauge\n", fp);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char *raw;
+		size_t rlen;
+
+		r = ms_read_optional(tables[i], &raw, &rlen);
+		if (r < 0)
+			goto fail;
+		if (r > 0)
+			continue;
+		r = ms_parse_table(raw, rlen, &t);
+		free(raw);
+		if (r == 0)
+			fprintf(fp, "memscope_table_rows{table=\"%s\"} %zu\n", tables[i], t.nrows);
+		ms_table_free(&t);
+	}
+	fclose(fp);
+	fwrite(data, 1, len, stdout);
+	fflush(stdout);
+	free(data);
+	ms_stats_free(&st);
+	ms_probes_free(&pr);
+	return 0;
+fail:
+	fclose(fp);
+	free(data);
+	ms_stats_free(&st);
+	ms_probes_free(&pr);
+	return 1;
+}
+
+/* -j: the same data as one JSON object */
+static int export_json(void)
+{
+	struct ms_stats st;
+	struct ms_probes pr;
+	struct ms_hist h;
+	char **names;
+	size_t i;
+	int n, k, r;
+
+	if (ms_load_stats(&st))
+		return 1;
+	if (ms_load_probes(&pr, true) < 0) {
+		ms_stats_free(&st);
+		return 1;
+	}
+	print_begin_record();
+	open_json_object("stats");
+	for (i = 0; i < st.n; i++)
+		print_uint(PRINT_JSON, st.v[i].key, NULL, st.v[i].value);
+	close_json_object();
+	open_json_array("histograms");
+	n = list_hists(&names);
+	for (k = 0; k < n; k++) {
+		r = ms_load_hist(names[k], &h, true);
+		if (r < 0) {
+			free_names(names, n);
+			goto fail;
+		}
+		if (r == 0)
+			ms_print_hist(names[k], &h);
+	}
+	free_names(names, n > 0 ? n : 0);
+	close_json_array();
+	open_json_array("probes");
+	for (i = 0; i < pr.n; i++) {
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "name", NULL, pr.v[i].name);
+		print_string(PRINT_JSON, "target", NULL, pr.v[i].target);
+		print_string(PRINT_JSON, "state", NULL, pr.v[i].state);
+		print_uint(PRINT_JSON, "hits", NULL, pr.v[i].hits);
+		print_uint(PRINT_JSON, "missed", NULL, pr.v[i].missed);
+		close_json_object();
+	}
+	close_json_array();
+	print_end_record();
+	ms_stats_free(&st);
+	ms_probes_free(&pr);
+	return 0;
+fail:
+	ms_stats_free(&st);
+	ms_probes_free(&pr);
+	return 1;
+}
+
+int cmd_export(const struct ms_opts *o)
+{
+	return o->json ? export_json() : export_prometheus();
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope.h"
+
+static const char *const fault_probes[] = { "faults*", "handle_mm_fault", NULL };
+
+struct faults_snap {
+	struct ms_stats stats;
+	struct ms_keyed rows;
+	struct ms_hist hist;
+	bool has_hist;
+};
+
+struct faults_ctx {
+	const struct ms_opts *o;
+	bool by_file;
+};
+
+static void faults_free(void *p)
+{
+	struct faults_snap *s = p;
+
+	ms_stats_free(&s->stats);
+	ms_keyed_free(&s->rows);
+	free(s);
+}
+
+static void *faults_snapshot(void *p)
+{
+	static const char *const pid_cols[] = { "faults", "major" };
+	struct faults_ctx *c = p;
+	struct faults_snap *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	if (c->by_file) {
+		if (ms_keyed_load("faults_by_file", "file", NULL, pid_cols, 2, &s->rows))
+			goto fail;
+	} else {
+		if (ms_load_stats(&s->stats) ||
+		    ms_keyed_load("faults_by_pid", "pid", "comm", pid_cols, 2, &s->rows))
+			goto fail;
+		if (c->o->hist) {
+			r = ms_load_hist("fault_latency_ns", &s->hist, false);
+			if (r)
+				goto fail;
+			s->has_hist = true;
+		}
+	}
+	return s;
+fail:
+	faults_free(s);
+	return NULL;
+}
+
+static void print_totals(const struct faults_ctx *c, const struct ms_stats *now,
+			 const struct ms_stats *prev)
+{
+	static const char *const keys[] = {
+		"faults", "faults_user", "faults_kernel", "faults_anon", "faults_file",
+		"faults_shmem", "faults_hugetlb", "faults_write", "faults_retry",
+		"faults_error",
+	};
+	uint64_t v[10], major, nprev;
+	size_t i;
+
+	for (i = 0; i < 10; i++) {
+		nprev = prev ? ms_stats_val(prev, keys[i]) : 0;
+		v[i] = ms_delta(ms_stats_val(now, keys[i]), nprev);
+	}
+	major = ms_delta(ms_stats_val(now, "faults_major"),
+			 prev ? ms_stats_val(prev, "faults_major") : 0);
+
+	open_json_object("totals");
+	print_fp("%s", c->o->has_pid ? "TOTAL (all processes):" : "TOTAL:");
+	print_uint(PRINT_ANY, "faults", " faults %llu", v[0]);
+	print_uint(PRINT_ANY, "major", " major %llu", major);
+	print_uint(PRINT_ANY, "minor", " minor %llu", v[0] >= major ? v[0] - major : 0);
+	for (i = 1; i < 10; i++) {
+		char fmt[32];
+		const char *name = keys[i] + strlen("faults_");
+
+		snprintf(fmt, sizeof(fmt), " %s %%llu", name);
+		print_uint(PRINT_ANY, name, fmt, v[i]);
+	}
+	print_nl();
+	close_json_object();
+}
+
+static size_t file_width(const struct ms_keyed *k)
+{
+	size_t i, w = 4;
+
+	for (i = 0; i < k->n; i++)
+		if (strlen(k->rows[i].key) > w)
+			w = strlen(k->rows[i].key);
+	return w > 48 ? 48 : w;
+}
+
+static int faults_report(void *p, const void *pv, const void *nv, double dt)
+{
+	const struct faults_ctx *c = p;
+	const struct faults_snap *prev = pv, *now = nv;
+	struct ms_keyed d;
+	char fmt[16];
+	size_t i, w;
+
+	if (ms_keyed_delta(&now->rows, prev ? &prev->rows : NULL, 0, &d))
+		return -1;
+	print_begin_record();
+	ms_print_timestamp(c->o);
+	if (prev)
+		print_float(PRINT_JSON, "interval", NULL, dt);
+	if (c->by_file) {
+		w = file_width(&d);
+		snprintf(fmt, sizeof(fmt), "%%-%zus ", w);
+		print_fp(fmt, "FILE");
+		print_fp("%10s %8s\n", "FAULTS", "MAJOR");
+		open_json_array("files");
+		for (i = 0; i < d.n; i++) {
+			open_json_object(NULL);
+			print_string(PRINT_ANY, "file", fmt, d.rows[i].key);
+			print_uint(PRINT_ANY, "faults", "%10llu", d.rows[i].v[0]);
+			print_uint(PRINT_ANY, "major", " %8llu\n", d.rows[i].v[1]);
+			close_json_object();
+		}
+		close_json_array();
+	} else {
+		print_fp("%-7s %-16s %10s %8s\n", "PID", "COMM", "FAULTS", "MAJOR");
+		open_json_array("processes");
+		for (i = 0; i < d.n; i++) {
+			if (!ms_keyed_pid_match(&d.rows[i], c->o))
+				continue;
+			open_json_object(NULL);
+			print_num_str(PRINT_ANY, "pid", "%-7s ", d.rows[i].key);
+			print_string(PRINT_ANY, "comm", "%-16s ", d.rows[i].label);
+			print_uint(PRINT_ANY, "faults", "%10llu", d.rows[i].v[0]);
+			print_uint(PRINT_ANY, "major", " %8llu\n", d.rows[i].v[1]);
+			close_json_object();
+		}
+		close_json_array();
+		print_totals(c, &now->stats, prev ? &prev->stats : NULL);
+	}
+	if (c->o->has_interval)
+		print_nl();
+	print_end_record();
+	ms_keyed_free(&d);
+	return 0;
+}
+
+static int faults_finish(void *p, const void *fv, const void *lv)
+{
+	const struct faults_ctx *c = p;
+	const struct faults_snap *first = fv, *last = lv;
+	struct ms_hist d;
+
+	if (c->by_file || !c->o->hist || !last->has_hist)
+		return 0;
+	ms_hist_delta(&last->hist, first ? &first->hist : NULL, &d);
+	print_begin_record();
+	open_json_array("histograms");
+	ms_print_hist("fault_latency_ns", &d);
+	close_json_array();
+	print_end_record();
+	return 0;
+}
+
+static const struct ms_interval_ops faults_ops = {
+	.snapshot = faults_snapshot,
+	.free_snap = faults_free,
+	.report = faults_report,
+	.finish = faults_finish,
+};
+
+int cmd_faults(const struct ms_opts *o)
+{
+	struct faults_ctx c = { .o = o, .by_file = false };
+
+	if (ms_check_probes("faults", fault_probes))
+		return 1;
+	return ms_run_interval(o, &faults_ops, &c);
+}
+
+int cmd_ffaults(const struct ms_opts *o)
+{
+	struct faults_ctx c = { .o = o, .by_file = true };
+
+	if (ms_check_probes("ffaults", fault_probes))
+		return 1;
+	return ms_run_interval(o, &faults_ops, &c);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "memscope.h"
+
+volatile sig_atomic_t ms_stop;
+static unsigned int step;
+static int steps_mode = -1;
+static struct timespec deadline;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ms_stop = 1;
+}
+
+void ms_signals_init(void)
+{
+	struct sigaction sa;
+
+	/* No SA_RESTART: a blocked read() or sleep must return on Ctrl-C. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+bool ms_test_steps(void)
+{
+	const char *e;
+
+	if (steps_mode < 0) {
+		e = getenv("MEMSCOPE_TEST_STEPS");
+		steps_mode = e && *e && strcmp(e, "0");
+	}
+	return steps_mode;
+}
+
+unsigned int ms_step(void)
+{
+	return step;
+}
+
+double ms_now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void ms_interval_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+}
+
+bool ms_interval_wait(double seconds)
+{
+	double whole;
+	long ns;
+	int r;
+
+	if (ms_stop)
+		return false;
+	if (ms_test_steps()) {
+		step++;
+		return !ms_stop;
+	}
+	/* Absolute deadlines: reports don't drift by the time they take. */
+	ns = (long)(modf(seconds, &whole) * 1e9);
+	deadline.tv_sec += (time_t)whole;
+	deadline.tv_nsec += ns;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	do {
+		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL);
+	} while (r == EINTR && !ms_stop);
+	return !ms_stop;
+}
+
+void ms_fmt_hms(char *buf, size_t size, time_t t)
+{
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, size, "%H:%M:%S", &tm))
+		snprintf(buf, size, "??:??:??");
+}
+
+/* An event's CLOCK_MONOTONIC stamp as wall-clock time of day. */
+void ms_fmt_hms_mono_ns(char *buf, size_t size, uint64_t mono_ns)
+{
+	struct timespec mono, real;
+	double ago;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	ago = ((double)mono.tv_sec + mono.tv_nsec / 1e9) - (double)mono_ns / 1e9;
+	if (mono_ns == 0 || ago < 0 || ago > 1e9)
+		ago = 0;
+	ms_fmt_hms(buf, size, real.tv_sec - (time_t)ago);
+}
+
+/* -T: a time line before a text report, "time" and "timestamp" in JSON. */
+void ms_print_timestamp(const struct ms_opts *o)
+{
+	struct timeval tv;
+	char hms[16];
+
+	if (!o->timestamp)
+		return;
+	gettimeofday(&tv, NULL);
+	ms_fmt_hms(hms, sizeof(hms), tv.tv_sec);
+	print_string(PRINT_ANY, "time", "%s\n", hms);
+	print_float(PRINT_JSON, "timestamp", NULL, (double)tv.tv_sec + tv.tv_usec / 1e6);
+}
+
+/*
+ * vmstat's contract: no INTERVAL prints one cumulative report; INTERVAL
+ * alone repeats until Ctrl-C; INTERVAL COUNT prints COUNT reports. Each
+ * interval report is the change since the previous one. Ctrl-C ends the
+ * loop and still runs finish(), which prints the run's summary.
+ */
+int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx)
+{
+	void *first, *prev, *now;
+	double t0, t1;
+	uint64_t i;
+	int ret = 0;
+
+	if (!o->has_interval) {
+		now = ops->snapshot(ctx);
+		if (!now)
+			return 1;
+		ret = ops->report(ctx, NULL, now, 0);
+		if (!ret && ops->finish)
+			ret = ops->finish(ctx, NULL, now);
+		ops->free_snap(now);
+		return ret ? 1 : 0;
+	}
+
+	ms_interval_start();
+	first = ops->snapshot(ctx);
+	if (!first)
+		return 1;
+	prev = first;
+	t0 = ms_now_mono();
+	for (i = 0; o->count == 0 || i < o->count; i++) {
+		if (!ms_interval_wait(o->interval))
+			break;
+		now = ops->snapshot(ctx);
+		if (!now) {
+			ret = 1;
+			break;
+		}
+		t1 = ms_now_mono();
+		ret = ops->report(ctx, prev, now, ms_test_steps() ? o->interval : t1 - t0);
+		t0 = t1;
+		if (prev != first)
+			ops->free_snap(prev);
+		prev = now;
+		if (ret)
+			break;
+	}
+	if (!ret && ops->finish)
+		ret = ops->finish(ctx, first, prev);
+	if (prev != first)
+		ops->free_snap(prev);
+	ops->free_snap(first);
+	return ret ? 1 : 0;
+}

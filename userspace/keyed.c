@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope.h"
+
+uint64_t ms_delta(uint64_t now, uint64_t prev)
+{
+	/* A counter that went backwards was reset: count from zero. */
+	return now >= prev ? now - prev : now;
+}
+
+void ms_keyed_free(struct ms_keyed *k)
+{
+	size_t i;
+
+	if (!k->borrowed) {
+		for (i = 0; i < k->n; i++) {
+			free(k->rows[i].key);
+			free(k->rows[i].label);
+		}
+	}
+	free(k->rows);
+	memset(k, 0, sizeof(*k));
+}
+
+int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
+		  const char *const *valcols, int nvals, struct ms_keyed *k)
+{
+	struct ms_table t;
+	int kc, lc = -1, vc[MS_KEYED_VALS], j;
+	unsigned int bad = 0;
+	size_t r;
+
+	memset(k, 0, sizeof(*k));
+	k->nvals = nvals;
+	if (ms_load_table(file, &t))
+		return -1;
+	kc = ms_table_col(&t, keycol);
+	if (labelcol)
+		lc = ms_table_col(&t, labelcol);
+	for (j = 0; j < nvals; j++)
+		vc[j] = ms_table_col(&t, valcols[j]);
+	for (j = -2; j < nvals; j++) {
+		const char *name = j == -2 ? keycol : j == -1 ? labelcol : valcols[j];
+		int c = j == -2 ? kc : j == -1 ? lc : vc[j];
+
+		if (name && c < 0) {
+			ms_fail("%s/%s has no column \"%s\", check that the module version matches this CLI (`memscope status`)",
+				ms_dir(), file, name);
+			ms_table_free(&t);
+			return -1;
+		}
+	}
+	k->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*k->rows));
+	if (!k->rows)
+		goto nomem;
+	for (r = 0; r < t.nrows; r++) {
+		struct ms_krow *row = &k->rows[k->n];
+
+		for (j = 0; j < nvals; j++)
+			if (!ms_parse_u64(ms_table_cell(&t, r, (size_t)vc[j]), &row->v[j]))
+				break;
+		if (j < nvals) {
+			bad++;
+			continue;
+		}
+		row->key = strdup(ms_table_cell(&t, r, (size_t)kc));
+		row->label = strdup(lc >= 0 ? ms_table_cell(&t, r, (size_t)lc) : "");
+		if (!row->key || !row->label) {
+			free(row->key);
+			free(row->label);
+			goto nomem;
+		}
+		k->n++;
+	}
+	if (bad)
+		print_warn("%s/%s: skipped %u row%s with a non-numeric count",
+			   ms_dir(), file, bad, bad == 1 ? "" : "s");
+	ms_table_free(&t);
+	return 0;
+nomem:
+	ms_table_free(&t);
+	ms_keyed_free(k);
+	ms_fail("out of memory, free some memory");
+	return -1;
+}
+
+static int sortcol;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct ms_krow *x = *(const struct ms_krow *const *)a;
+	const struct ms_krow *y = *(const struct ms_krow *const *)b;
+
+	return strcmp(x->key, y->key);
+}
+
+static int cmp_val(const void *a, const void *b)
+{
+	const struct ms_krow *x = a, *y = b;
+
+	if (x->v[sortcol] != y->v[sortcol])
+		return x->v[sortcol] < y->v[sortcol] ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
+		   int col, struct ms_keyed *out)
+{
+	const struct ms_krow **idx = NULL, *key, **hit;
+	struct ms_krow tmp;
+	size_t i;
+	int j;
+	bool any, reset;
+
+	memset(out, 0, sizeof(*out));
+	out->nvals = now->nvals;
+	out->borrowed = true;
+	out->rows = calloc(now->n ? now->n : 1, sizeof(*out->rows));
+	if (!out->rows)
+		goto nomem;
+	if (prev && prev->n) {
+		idx = malloc(prev->n * sizeof(*idx));
+		if (!idx)
+			goto nomem;
+		for (i = 0; i < prev->n; i++)
+			idx[i] = &prev->rows[i];
+		qsort(idx, prev->n, sizeof(*idx), cmp_key);
+	}
+	for (i = 0; i < now->n; i++) {
+		tmp = now->rows[i];
+		hit = NULL;
+		if (idx) {
+			key = &now->rows[i];
+			hit = bsearch(&key, idx, prev->n, sizeof(*idx), cmp_key);
+		}
+		if (hit) {
+			reset = false;
+			for (j = 0; j < now->nvals; j++)
+				if (tmp.v[j] < (*hit)->v[j])
+					reset = true;
+			/* a reset or a reused key: the whole row counts from zero */
+			if (!reset)
+				for (j = 0; j < now->nvals; j++)
+					tmp.v[j] -= (*hit)->v[j];
+		}
+		any = false;
+		for (j = 0; j < now->nvals; j++)
+			any |= tmp.v[j] != 0;
+		if (any)
+			out->rows[out->n++] = tmp;
+	}
+	free(idx);
+	sortcol = col;
+	qsort(out->rows, out->n, sizeof(*out->rows), cmp_val);
+	return 0;
+nomem:
+	free(idx);
+	free(out->rows);
+	memset(out, 0, sizeof(*out));
+	ms_fail("out of memory, free some memory");
+	return -1;
+}
+
+bool ms_keyed_pid_match(const struct ms_krow *r, const struct ms_opts *o)
+{
+	int64_t pid;
+
+	if (!o->has_pid)
+		return true;
+	return ms_parse_i64(r->key, &pid) && pid == o->pid;
+}

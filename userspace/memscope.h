@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (C) 2026 The memscope authors. */
+#ifndef MEMSCOPE_H
+#define MEMSCOPE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "parse.h"
+#include "print.h"
+
+#ifndef MEMSCOPE_VERSION
+#define MEMSCOPE_VERSION "unknown"
+#endif
+
+#define MS_DEBUGFS_DIR	"/sys/kernel/debug/memscope"
+#define MS_PROCFS_DIR	"/proc/memscope"
+#define MS_MAX_FILE	(64u << 20)	/* larger than any file the module makes */
+
+/* Options after the tool name; which ones a tool accepts is in its table entry. */
+enum {
+	OPT_PID		= 1 << 0,
+	OPT_HIST	= 1 << 1,
+	OPT_LAST	= 1 << 2,
+	OPT_INTERVAL	= 1 << 3,
+	OPT_DELAY	= 1 << 4,
+	OPT_PROM	= 1 << 5,
+};
+
+struct ms_opts {
+	bool json;
+	bool timestamp;
+	bool hist;
+	bool last;
+	bool prometheus;
+	bool has_pid;
+	int64_t pid;
+	bool has_interval;
+	double interval;
+	uint64_t count;		/* 0: forever */
+	double delay;		/* top -d */
+};
+
+struct ms_tool {
+	const char *name;
+	int (*run)(const struct ms_opts *o);
+	unsigned int opts;
+	const char *usage;	/* the grammar after "memscope [OPTIONS] name" */
+	const char *summary;
+};
+
+/* dir.c: where the files are, reading them, and saying why we can't */
+int ms_locate_dir(const char *cli_dir);
+const char *ms_dir(void);
+char *ms_path(const char *name);		/* caller frees */
+int ms_read(const char *name, char **data, size_t *len);
+int ms_read_optional(const char *name, char **data, size_t *len);
+int ms_load_stats(struct ms_stats *st);
+int ms_load_table(const char *name, struct ms_table *t);
+int ms_load_ring(const char *name, struct ms_ring *r, bool optional);
+int ms_load_hist(const char *name, struct ms_hist *h, bool optional);
+int ms_load_probes(struct ms_probes *p, bool optional);
+void ms_warn_diag(const char *name, const struct ms_diag *d);
+/*
+ * Check the probes a tool depends on (fnmatch patterns on probe name or
+ * target). Unusable ones are named with their reason as warnings; returns
+ * -1 (with an error printed) when none of them is usable.
+ */
+int ms_check_probes(const char *tool, const char *const *patterns);
+void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* interval.c: vmstat-style INTERVAL [COUNT], signals, time */
+extern volatile sig_atomic_t ms_stop;
+void ms_signals_init(void);
+bool ms_test_steps(void);
+unsigned int ms_step(void);
+/* Sleep until the next interval; false when the user asked to stop. */
+bool ms_interval_wait(double seconds);
+void ms_interval_start(void);
+double ms_now_mono(void);
+void ms_fmt_hms(char *buf, size_t size, time_t t);
+void ms_fmt_hms_mono_ns(char *buf, size_t size, uint64_t mono_ns);
+void ms_print_timestamp(const struct ms_opts *o);
+
+struct ms_interval_ops {
+	void *(*snapshot)(void *ctx);
+	void (*free_snap)(void *snap);
+	/* prev is NULL for the cumulative report */
+	int (*report)(void *ctx, const void *prev, const void *now, double dt);
+	/* first is NULL in cumulative mode */
+	int (*finish)(void *ctx, const void *first, const void *last);
+};
+int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx);
+
+/* keyed.c: tables as keyed rows of counters, and their interval deltas */
+#define MS_KEYED_VALS 4
+struct ms_krow {
+	char *key;
+	char *label;
+	uint64_t v[MS_KEYED_VALS];
+};
+struct ms_keyed {
+	struct ms_krow *rows;
+	size_t n;
+	int nvals;
+	bool borrowed;		/* strings belong to another ms_keyed */
+};
+int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
+		  const char *const *valcols, int nvals, struct ms_keyed *k);
+/* now - prev per key (prev may be NULL), zero rows dropped, sorted by v[sortcol] */
+int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
+		   int sortcol, struct ms_keyed *out);
+void ms_keyed_free(struct ms_keyed *k);
+bool ms_keyed_pid_match(const struct ms_krow *r, const struct ms_opts *o);
+uint64_t ms_delta(uint64_t now, uint64_t prev);
+
+/* hist.c: bpftrace's histogram layout, or JSON buckets */
+void ms_print_hist(const char *name, const struct ms_hist *h);
+
+/* oom.c: BCC's two-line OOM kill report (also used by top) */
+void ms_print_oom(const struct ms_record *r);
+
+/* the tools */
+int cmd_status(const struct ms_opts *o);
+int cmd_faults(const struct ms_opts *o);
+int cmd_ffaults(const struct ms_opts *o);
+int cmd_swapin(const struct ms_opts *o);
+int cmd_hfaults(const struct ms_opts *o);
+int cmd_oomkill(const struct ms_opts *o);
+int cmd_drsnoop(const struct ms_opts *o);
+int cmd_vmscan(const struct ms_opts *o);
+int cmd_shrinkers(const struct ms_opts *o);
+int cmd_compact(const struct ms_opts *o);
+int cmd_top(const struct ms_opts *o);
+int cmd_export(const struct ms_opts *o);
+
+/* events.c: the blocking events stream, read like trace_pipe */
+struct ms_stream;
+struct ms_stream *ms_stream_open(const char *name);
+/* 1: a line; 0: end of stream (a plain file hit EOF) or stop; -1: error */
+int ms_stream_next(struct ms_stream *s, char **line, size_t *len);
+void ms_stream_close(struct ms_stream *s);
+typedef int (*ms_event_fn)(void *ctx, const struct ms_record *r);
+int ms_follow_events(const char *type, ms_event_fn fn, void *ctx);
+
+#endif /* MEMSCOPE_H */

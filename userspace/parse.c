@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	q = realloc(p, n && size ? n * size : 1);
+	return q;
+}
+
+bool ms_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned int d;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		d = (unsigned int)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+bool ms_parse_i64(const char *s, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v;
+
+	if (!s)
+		return false;
+	if (*s == '-') {
+		neg = true;
+		s++;
+	}
+	if (!ms_parse_u64(s, &v))
+		return false;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return false;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		if (v > (uint64_t)INT64_MAX)
+			return false;
+		*out = (int64_t)v;
+	}
+	return true;
+}
+
+static bool is_oct(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+size_t ms_unescape(char *s)
+{
+	char *r = s, *w = s;
+	unsigned int v;
+
+	while (*r) {
+		if (r[0] == '\\' && is_oct(r[1]) && is_oct(r[2]) && is_oct(r[3])) {
+			v = (unsigned int)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			/* \000 would end the C string early; show it instead. */
+			if (v == 0 || v > 0xff)
+				v = '?';
+			*w++ = (char)v;
+			r += 4;
+		} else if (r[0] == '\\' && r[1] == '\\') {
+			*w++ = '\\';
+			r += 2;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+static void diag_bad(struct ms_diag *d, unsigned int lineno)
+{
+	if (d->skipped++ == 0)
+		d->first_bad = lineno;
+}
+
+static void diag_fail(struct ms_diag *d, const char *msg)
+{
+	snprintf(d->msg, sizeof(d->msg), "%s", msg);
+}
+
+/* A private, NUL-terminated copy that lines are cut out of in place. */
+struct lines {
+	char *store;
+	char *p;
+	char *end;
+	unsigned int lineno;
+};
+
+static int lines_init(struct lines *l, const char *data, size_t len)
+{
+	l->store = malloc(len + 1);
+	if (!l->store)
+		return -1;
+	if (len)
+		memcpy(l->store, data, len);
+	l->store[len] = '\0';
+	l->p = l->store;
+	l->end = l->store + len;
+	l->lineno = 0;
+	return 0;
+}
+
+/*
+ * Next line, or NULL at the end. *binary is set when the line holds a NUL
+ * byte: such a line can't be text from the module and is refused.
+ */
+static char *lines_next(struct lines *l, bool *binary)
+{
+	char *s = l->p, *nl;
+
+	if (l->p >= l->end)
+		return NULL;
+	nl = memchr(s, '\n', (size_t)(l->end - s));
+	if (!nl)
+		nl = l->end;
+	*binary = memchr(s, '\0', (size_t)(nl - s)) != NULL;
+	*nl = '\0';
+	l->p = nl + 1;
+	l->lineno++;
+	return s;
+}
+
+/* Split on runs of blanks; returns max + 1 when there are more than max. */
+static size_t split(char *line, char **tok, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			return n;
+		if (n == max)
+			return max + 1;
+		tok[n++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}
+
+static bool is_name(const char *s, bool allow_dash)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++) {
+		char c = *s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' ||
+		      (allow_dash && (c == '-' || c == '.' || c == ':'))))
+			return false;
+	}
+	return n > 0 && n <= 128;
+}
+
+/* ---------------------------------------------------------------- stats */
+
+int ms_parse_stats(const char *data, size_t len, struct ms_stats *st)
+{
+	struct lines l;
+	char *line, *tok[3];
+	bool binary;
+	size_t n, i, cap = 0;
+	uint64_t v;
+
+	memset(st, 0, sizeof(*st));
+	if (lines_init(&l, data, len)) {
+		diag_fail(&st->diag, "out of memory");
+		return -1;
+	}
+	st->store = l.store;
+	while ((line = lines_next(&l, &binary))) {
+		if (binary) {
+			diag_bad(&st->diag, l.lineno);
+			continue;
+		}
+		n = split(line, tok, 2);
+		if (n == 0 || tok[0][0] == '#')
+			continue;
+		if (n != 2 || !is_name(tok[0], false) || !ms_parse_u64(tok[1], &v) ||
+		    st->n >= MS_MAX_STATS) {
+			diag_bad(&st->diag, l.lineno);
+			continue;
+		}
+		for (i = 0; i < st->n; i++)
+			if (!strcmp(st->v[i].key, tok[0]))
+				break;
+		if (i < st->n) {
+			diag_bad(&st->diag, l.lineno);
+			continue;
+		}
+		if (st->n == cap) {
+			struct ms_stat *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = xrealloc(st->v, cap, sizeof(*nv));
+			if (!nv) {
+				diag_fail(&st->diag, "out of memory");
+				return -1;
+			}
+			st->v = nv;
+		}
+		st->v[st->n].key = tok[0];
+		st->v[st->n].value = v;
+		st->n++;
+	}
+	if (st->n == 0 && st->diag.skipped) {
+		diag_fail(&st->diag, "no valid \"key value\" line");
+		return -1;
+	}
+	return 0;
+}
+
+bool ms_stats_get(const struct ms_stats *st, const char *key, uint64_t *val)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		if (!strcmp(st->v[i].key, key)) {
+			*val = st->v[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint64_t ms_stats_val(const struct ms_stats *st, const char *key)
+{
+	uint64_t v = 0;
+
+	ms_stats_get(st, key, &v);
+	return v;
+}
+
+void ms_stats_free(struct ms_stats *st)
+{
+	free(st->v);
+	free(st->store);
+	st->v = NULL;
+	st->store = NULL;
+	st->n = 0;
+}
+
+/* --------------------------------------------------------------- probes */
+
+int ms_parse_probes(const char *data, size_t len, struct ms_probes *p)
+{
+	struct lines l;
+	char *line, *tok[6];
+	bool binary;
+	size_t n, cap = 0;
+	struct ms_probe pr;
+
+	memset(p, 0, sizeof(*p));
+	if (lines_init(&l, data, len)) {
+		diag_fail(&p->diag, "out of memory");
+		return -1;
+	}
+	p->store = l.store;
+	while ((line = lines_next(&l, &binary))) {
+		if (binary) {
+			diag_bad(&p->diag, l.lineno);
+			continue;
+		}
+		n = split(line, tok, 5);
+		if (n == 0 || tok[0][0] == '#')
+			continue;
+		memset(&pr, 0, sizeof(pr));
+		if (n != 5 || !is_name(tok[0], true) ||
+		    !ms_parse_u64(tok[3], &pr.hits) || !ms_parse_u64(tok[4], &pr.missed) ||
+		    p->n >= MS_MAX_STATS) {
+			diag_bad(&p->diag, l.lineno);
+			continue;
+		}
+		pr.name = tok[0];
+		pr.target = tok[1];
+		pr.state = tok[2];
+		pr.reason = "";
+		if (!strcmp(tok[2], "attached")) {
+			pr.st = MS_PROBE_ATTACHED;
+		} else if (!strcmp(tok[2], "disabled")) {
+			pr.st = MS_PROBE_DISABLED;
+		} else if (!strncmp(tok[2], "unavailable", 11) &&
+			   (tok[2][11] == '\0' || tok[2][11] == ':')) {
+			pr.st = MS_PROBE_UNAVAILABLE;
+			pr.reason = tok[2][11] ? tok[2] + 12 : "";
+		} else {
+			pr.st = MS_PROBE_UNKNOWN;
+		}
+		if (p->n == cap) {
+			struct ms_probe *nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = xrealloc(p->v, cap, sizeof(*nv));
+			if (!nv) {
+				diag_fail(&p->diag, "out of memory");
+				return -1;
+			}
+			p->v = nv;
+		}
+		p->v[p->n++] = pr;
+	}
+	return 0;
+}
+
+void ms_probes_free(struct ms_probes *p)
+{
+	free(p->v);
+	free(p->store);
+	memset(p, 0, sizeof(*p));
+}
+
+/* --------------------------------------------------------------- tables */
+
+int ms_parse_table(const char *data, size_t len, struct ms_table *t)
+{
+	struct lines l;
+	char *line, *tok[MS_MAX_FIELDS + 1];
+	bool binary;
+	size_t n, i, cap = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (lines_init(&l, data, len)) {
+		diag_fail(&t->diag, "out of memory");
+		return -1;
+	}
+	t->store = l.store;
+	while ((line = lines_next(&l, &binary))) {
+		if (binary) {
+			if (!t->ncols) {
+				diag_fail(&t->diag, "binary data where the '#' header line should be");
+				return -1;
+			}
+			diag_bad(&t->diag, l.lineno);
+			continue;
+		}
+		if (!t->ncols) {
+			n = split(line, tok, MS_MAX_FIELDS);
+			if (n == 0)
+				continue;
+			if (tok[0][0] != '#') {
+				diag_fail(&t->diag, "no '#' header line naming the columns");
+				return -1;
+			}
+			/* "# pid comm" and "#pid comm" both name the columns */
+			if (tok[0][1] == '\0') {
+				memmove(tok, tok + 1, (n - 1) * sizeof(tok[0]));
+				n--;
+			} else {
+				tok[0]++;
+			}
+			if (n == 0 || n > MS_MAX_FIELDS) {
+				diag_fail(&t->diag, "bad '#' header line");
+				return -1;
+			}
+			for (i = 0; i < n; i++) {
+				if (!is_name(tok[i], true)) {
+					diag_fail(&t->diag, "bad column name in the '#' header line");
+					return -1;
+				}
+			}
+			t->cols = malloc(n * sizeof(char *));
+			if (!t->cols) {
+				diag_fail(&t->diag, "out of memory");
+				return -1;
+			}
+			memcpy(t->cols, tok, n * sizeof(char *));
+			t->ncols = n;
+			continue;
+		}
+		n = split(line, tok, t->ncols);
+		if (n == 0 || tok[0][0] == '#')
+			continue;
+		if (n != t->ncols || t->nrows >= MS_MAX_ROWS) {
+			diag_bad(&t->diag, l.lineno);
+			continue;
+		}
+		if (t->nrows == cap) {
+			char **nc;
+
+			cap = cap ? cap * 2 : 64;
+			nc = xrealloc(t->cells, cap, t->ncols * sizeof(char *));
+			if (!nc) {
+				diag_fail(&t->diag, "out of memory");
+				return -1;
+			}
+			t->cells = nc;
+		}
+		for (i = 0; i < n; i++) {
+			ms_unescape(tok[i]);
+			t->cells[t->nrows * t->ncols + i] = tok[i];
+		}
+		t->nrows++;
+	}
+	if (!t->ncols) {
+		diag_fail(&t->diag, len ? "no '#' header line naming the columns" : "empty file");
+		return -1;
+	}
+	return 0;
+}
+
+int ms_table_col(const struct ms_table *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (!strcmp(t->cols[i], name))
+			return (int)i;
+	return -1;
+}
+
+const char *ms_table_cell(const struct ms_table *t, size_t row, size_t col)
+{
+	if (row >= t->nrows || col >= t->ncols)
+		return NULL;
+	return t->cells[row * t->ncols + col];
+}
+
+void ms_table_free(struct ms_table *t)
+{
+	free(t->cols);
+	free(t->cells);
+	free(t->store);
+	memset(t, 0, sizeof(*t));
+}
+
+/* -------------------------------------------------------------- records */
+
+int ms_parse_record(const char *line, size_t len, bool typed, struct ms_record *r)
+{
+	char *tok[MS_MAX_FIELDS + 2], *eq;
+	size_t n, i, first = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (memchr(line, '\0', len))
+		return -1;
+	r->store = malloc(len + 1);
+	if (!r->store)
+		return -1;
+	memcpy(r->store, line, len);
+	r->store[len] = '\0';
+	while (len && (r->store[len - 1] == '\n' || r->store[len - 1] == '\r'))
+		r->store[--len] = '\0';
+	if (memchr(r->store, '\n', len))
+		goto bad;
+	n = split(r->store, tok, MS_MAX_FIELDS + 1);
+	if (n == 0 || n > MS_MAX_FIELDS + 1)
+		goto bad;
+	if (typed) {
+		if (!is_name(tok[0], false))
+			goto bad;
+		r->type = tok[0];
+		first = 1;
+	}
+	r->f = calloc(n, sizeof(*r->f));
+	if (!r->f)
+		goto bad;
+	for (i = first; i < n; i++) {
+		eq = strchr(tok[i], '=');
+		if (!eq || eq == tok[i])
+			goto bad;
+		*eq = '\0';
+		if (!is_name(tok[i], false))
+			goto bad;
+		ms_unescape(eq + 1);
+		r->f[r->n].key = tok[i];
+		r->f[r->n].val = eq + 1;
+		r->n++;
+	}
+	if (!typed && r->n == 0)
+		goto bad;
+	return 0;
+bad:
+	ms_record_free(r);
+	return -1;
+}
+
+const char *ms_rec_get(const struct ms_record *r, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->f[i].key, key))
+			return r->f[i].val;
+	return NULL;
+}
+
+bool ms_rec_u64(const struct ms_record *r, const char *key, uint64_t *v)
+{
+	return ms_parse_u64(ms_rec_get(r, key), v);
+}
+
+bool ms_rec_i64(const struct ms_record *r, const char *key, int64_t *v)
+{
+	return ms_parse_i64(ms_rec_get(r, key), v);
+}
+
+void ms_record_free(struct ms_record *r)
+{
+	free(r->f);
+	free(r->store);
+	memset(r, 0, sizeof(*r));
+}
+
+int ms_parse_ring(const char *data, size_t len, struct ms_ring *ring)
+{
+	struct lines l;
+	char *line;
+	bool binary;
+	size_t cap = 0;
+	struct ms_record rec;
+
+	memset(ring, 0, sizeof(*ring));
+	if (lines_init(&l, data, len)) {
+		diag_fail(&ring->diag, "out of memory");
+		return -1;
+	}
+	while ((line = lines_next(&l, &binary))) {
+		if (binary) {
+			diag_bad(&ring->diag, l.lineno);
+			continue;
+		}
+		if (line[strspn(line, " \t")] == '\0' || line[0] == '#')
+			continue;
+		if (ring->n >= MS_MAX_ROWS ||
+		    ms_parse_record(line, strlen(line), false, &rec)) {
+			diag_bad(&ring->diag, l.lineno);
+			continue;
+		}
+		if (ring->n == cap) {
+			struct ms_record *nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = xrealloc(ring->v, cap, sizeof(*nv));
+			if (!nv) {
+				ms_record_free(&rec);
+				free(l.store);
+				diag_fail(&ring->diag, "out of memory");
+				return -1;
+			}
+			ring->v = nv;
+		}
+		ring->v[ring->n++] = rec;
+	}
+	free(l.store);
+	return 0;
+}
+
+void ms_ring_free(struct ms_ring *ring)
+{
+	size_t i;
+
+	for (i = 0; i < ring->n; i++)
+		ms_record_free(&ring->v[i]);
+	free(ring->v);
+	memset(ring, 0, sizeof(*ring));
+}
+
+/* ----------------------------------------------------------- histograms */
+
+/*
+ * A bucket bound as bpftrace prints it: digits and an optional K/M/G/T/P/E
+ * (powers of 1024). *overflow is set when the value needs more than 64 bits,
+ * which only the upper bound of the last bucket, [8E, 16E), legitimately does.
+ */
+static bool parse_bound(const char *s, uint64_t *out, bool *overflow)
+{
+	static const char sfx[] = "KMGTPE";
+	char num[24];
+	const char *p;
+	size_t n = strspn(s, "0123456789");
+	unsigned int shift = 0;
+	uint64_t v;
+
+	*overflow = false;
+	if (n == 0 || n >= sizeof(num))
+		return false;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (!ms_parse_u64(num, &v))
+		return false;
+	if (s[n]) {
+		p = strchr(sfx, s[n]);
+		if (!p || s[n + 1])
+			return false;
+		shift = 10 * (unsigned int)(p - sfx + 1);
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		*overflow = true;
+	else
+		v <<= shift;
+	*out = v;
+	return true;
+}
+
+static int pow2_index(uint64_t v)
+{
+	int k = 0;
+
+	if (v == 0 || (v & (v - 1)))
+		return -1;
+	while (v >>= 1)
+		k++;
+	return k;
+}
+
+/* "[0]", "[1]" or "[lo, hi)" with hi == 2 * lo; returns the slot or -1. */
+static int parse_bucket_label(char *lab)
+{
+	char *comma, *close;
+	uint64_t lo, hi;
+	bool olo, ohi;
+	int k;
+
+	close = strchr(lab, ']');
+	if (close) {
+		if (close[1])
+			return -1;
+		*close = '\0';
+		if (!parse_bound(lab, &lo, &olo) || olo || lo > 1)
+			return -1;
+		return (int)lo;
+	}
+	comma = strchr(lab, ',');
+	close = strchr(lab, ')');
+	if (!comma || !close || close[1] || close < comma)
+		return -1;
+	*comma = '\0';
+	*close = '\0';
+	if (!parse_bound(lab, &lo, &olo) || olo)
+		return -1;
+	comma++;
+	while (*comma == ' ')
+		comma++;
+	if (!parse_bound(comma, &hi, &ohi))
+		return -1;
+	k = pow2_index(lo);
+	if (k < 1)
+		return -1;
+	if (k == 63 ? !ohi : (ohi || hi != lo << 1))
+		return -1;
+	return k + 1;
+}
+
+int ms_parse_hist(const char *data, size_t len, struct ms_hist *h)
+{
+	struct lines l;
+	char *line, *tok[8], *lab;
+	bool binary, seen[MS_HIST_SLOTS] = { false };
+	size_t n, labn;
+	uint64_t v, total = 0;
+	int slot;
+
+	memset(h, 0, sizeof(*h));
+	if (lines_init(&l, data, len)) {
+		diag_fail(&h->diag, "out of memory");
+		return -1;
+	}
+	while ((line = lines_next(&l, &binary))) {
+		if (binary) {
+			diag_bad(&h->diag, l.lineno);
+			continue;
+		}
+		if (line[0] == '#') {
+			n = split(line + 1, tok, 4);
+			if (n == 4 && !strcmp(tok[0], "count") && !strcmp(tok[2], "sum") &&
+			    ms_parse_u64(tok[1], &h->count) && ms_parse_u64(tok[3], &h->sum))
+				h->has_totals = true;
+			else if (n >= 1 && !strcmp(tok[0], "count"))
+				diag_bad(&h->diag, l.lineno);
+			continue;
+		}
+		/* bpftrace's "@name:" title line */
+		if (line[0] == '@')
+			continue;
+		if (line[0] != '[') {
+			if (line[strspn(line, " \t")] != '\0')
+				diag_bad(&h->diag, l.lineno);
+			continue;
+		}
+		/* the label holds one blank: "[256, 512)"; rejoin it */
+		n = split(line, tok, 8);
+		if (n < 2) {
+			diag_bad(&h->diag, l.lineno);
+			continue;
+		}
+		lab = tok[0];
+		labn = 1;
+		if (!strchr(lab, ']') && !strchr(lab, ')')) {
+			if (n < 3 || tok[1] != tok[0] + strlen(tok[0]) + 1) {
+				diag_bad(&h->diag, l.lineno);
+				continue;
+			}
+			tok[0][strlen(tok[0])] = ' ';
+			labn = 2;
+		}
+		slot = parse_bucket_label(lab + 1);
+		if (slot < 0 || slot >= MS_HIST_SLOTS || seen[slot] ||
+		    !ms_parse_u64(tok[labn], &v) ||
+		    (n > labn + 1 && tok[labn + 1][0] != '|')) {
+			diag_bad(&h->diag, l.lineno);
+			continue;
+		}
+		seen[slot] = true;
+		h->slot[slot] = v;
+		total = total + v < total ? UINT64_MAX : total + v;
+	}
+	free(l.store);
+	if (!h->has_totals)
+		h->count = total;
+	return 0;
+}
+
+void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi)
+{
+	if (slot <= 1) {
+		*lo = *hi = (uint64_t)(slot < 0 ? 0 : slot);
+		return;
+	}
+	*lo = 1ULL << (slot - 1);
+	*hi = slot - 1 == 63 ? UINT64_MAX : (1ULL << slot) - 1;
+}
+
+static void fmt_bound(unsigned int k, char *buf, size_t size)
+{
+	static const char sfx[] = " KMGTPE";
+	unsigned int s = k / 10;
+
+	if (s > 6)
+		s = 6;
+	if (s == 0)
+		snprintf(buf, size, "%llu", 1ULL << k);
+	else
+		snprintf(buf, size, "%llu%c", 1ULL << (k - 10 * s), sfx[s]);
+}
+
+void ms_hist_label(int slot, char *buf, size_t size)
+{
+	char lo[24], hi[24];
+
+	if (slot <= 1) {
+		snprintf(buf, size, "[%d]", slot < 0 ? 0 : slot);
+		return;
+	}
+	fmt_bound((unsigned int)slot - 1, lo, sizeof(lo));
+	if (slot == 64)
+		snprintf(hi, sizeof(hi), "16E");
+	else
+		fmt_bound((unsigned int)slot, hi, sizeof(hi));
+	snprintf(buf, size, "[%s, %s)", lo, hi);
+}
+
+void ms_hist_delta(const struct ms_hist *now, const struct ms_hist *prev,
+		   struct ms_hist *out)
+{
+	int i;
+	bool reset = false;
+
+	*out = *now;
+	if (!prev)
+		return;
+	for (i = 0; i < MS_HIST_SLOTS; i++)
+		if (now->slot[i] < prev->slot[i])
+			reset = true;
+	if (reset || now->count < prev->count || now->sum < prev->sum)
+		return;		/* counters were reset in between: show all */
+	for (i = 0; i < MS_HIST_SLOTS; i++)
+		out->slot[i] = now->slot[i] - prev->slot[i];
+	out->count = now->count - prev->count;
+	out->sum = now->sum - prev->sum;
+}

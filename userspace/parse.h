@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (C) 2026 The memscope authors. */
+#ifndef MEMSCOPE_PARSE_H
+#define MEMSCOPE_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The only parser of the formats in docs/debugfs.md. Every function takes
+ * (data, len), which may hold anything: NUL bytes, no final newline, lines
+ * of any length. A line that does not match its format is skipped and
+ * counted in the diag; a file that cannot be used at all returns -1 with a
+ * message in diag.msg. Nothing here prints.
+ */
+
+#define MS_MAX_STATS	4096
+#define MS_MAX_ROWS	(1u << 20)
+#define MS_MAX_FIELDS	64
+#define MS_HIST_SLOTS	65	/* [0], [1], then [2^k, 2^(k+1)) for k = 1..63 */
+
+struct ms_diag {
+	unsigned int skipped;		/* malformed lines ignored */
+	unsigned int first_bad;		/* line number of the first one */
+	char msg[160];			/* why the whole file was refused */
+};
+
+struct ms_stat {
+	char *key;
+	uint64_t value;
+};
+
+struct ms_stats {
+	struct ms_stat *v;
+	size_t n;
+	char *store;
+	struct ms_diag diag;
+};
+
+enum ms_probe_state {
+	MS_PROBE_ATTACHED,
+	MS_PROBE_DISABLED,
+	MS_PROBE_UNAVAILABLE,
+	MS_PROBE_UNKNOWN,
+};
+
+struct ms_probe {
+	char *name;
+	char *target;
+	char *state;		/* as printed: attached, disabled, unavailable:x */
+	const char *reason;	/* the part after "unavailable:", or "" */
+	enum ms_probe_state st;
+	uint64_t hits;
+	uint64_t missed;
+};
+
+struct ms_probes {
+	struct ms_probe *v;
+	size_t n;
+	char *store;
+	struct ms_diag diag;
+};
+
+/* A '#' header naming the columns, then rows of exactly that many fields. */
+struct ms_table {
+	char **cols;
+	size_t ncols;
+	char **cells;		/* nrows * ncols, unescaped */
+	size_t nrows;
+	char *store;
+	struct ms_diag diag;
+};
+
+struct ms_field {
+	char *key;
+	char *val;		/* unescaped */
+};
+
+/* One key=value line of a ring, or a typed line of the events stream. */
+struct ms_record {
+	char *type;		/* first word for typed lines, else NULL */
+	struct ms_field *f;
+	size_t n;
+	char *store;
+};
+
+struct ms_ring {
+	struct ms_record *v;
+	size_t n;
+	struct ms_diag diag;
+};
+
+struct ms_hist {
+	uint64_t slot[MS_HIST_SLOTS];
+	bool has_totals;	/* a "# count N sum S" line was present */
+	uint64_t count;		/* from that line, else the sum of the slots */
+	uint64_t sum;
+	struct ms_diag diag;
+};
+
+bool ms_parse_u64(const char *s, uint64_t *out);
+bool ms_parse_i64(const char *s, int64_t *out);
+/* In-place seq_escape octal unescape; returns the new length. */
+size_t ms_unescape(char *s);
+
+int ms_parse_stats(const char *data, size_t len, struct ms_stats *st);
+bool ms_stats_get(const struct ms_stats *st, const char *key, uint64_t *val);
+uint64_t ms_stats_val(const struct ms_stats *st, const char *key);
+void ms_stats_free(struct ms_stats *st);
+
+int ms_parse_probes(const char *data, size_t len, struct ms_probes *p);
+void ms_probes_free(struct ms_probes *p);
+
+int ms_parse_table(const char *data, size_t len, struct ms_table *t);
+int ms_table_col(const struct ms_table *t, const char *name);
+const char *ms_table_cell(const struct ms_table *t, size_t row, size_t col);
+void ms_table_free(struct ms_table *t);
+
+int ms_parse_record(const char *line, size_t len, bool typed, struct ms_record *r);
+const char *ms_rec_get(const struct ms_record *r, const char *key);
+bool ms_rec_u64(const struct ms_record *r, const char *key, uint64_t *v);
+bool ms_rec_i64(const struct ms_record *r, const char *key, int64_t *v);
+void ms_record_free(struct ms_record *r);
+
+int ms_parse_ring(const char *data, size_t len, struct ms_ring *ring);
+void ms_ring_free(struct ms_ring *ring);
+
+int ms_parse_hist(const char *data, size_t len, struct ms_hist *h);
+/* Inclusive bounds of a slot, as bpftrace's JSON prints them. */
+void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi);
+/* Label of a slot in bpftrace's text layout: "[0]", "[256, 512)", "[1K, 2K)". */
+void ms_hist_label(int slot, char *buf, size_t size);
+/* now - prev, slot by slot; a slot that went backwards counts from zero. */
+void ms_hist_delta(const struct ms_hist *now, const struct ms_hist *prev,
+		   struct ms_hist *out);
+
+#endif /* MEMSCOPE_PARSE_H */

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The memscope authors. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope.h"
+
+struct version_info {
+	char module[64];
+	char kernel[128];
+	bool has_memory, has_cpus;
+	uint64_t memory_bytes;
+	uint64_t cpus;
+};
+
+/* "memscope <version> <kernel>", then "memory_bytes N cpus N ..." */
+static int load_version(struct version_info *vi)
+{
+	char *data, *line2, *tok, *save = NULL, *prev = NULL;
+	size_t len;
+	int ret;
+
+	memset(vi, 0, sizeof(*vi));
+	ret = ms_read_optional("version", &data, &len);
+	if (ret < 0)
+		return -1;
+	if (ret > 0) {
+		snprintf(vi->module, sizeof(vi->module), "?");
+		snprintf(vi->kernel, sizeof(vi->kernel), "?");
+		return 0;
+	}
+	if (memchr(data, '\0', len))
+		len = strlen(data);
+	line2 = memchr(data, '\n', len);
+	if (line2)
+		*line2++ = '\0';
+	if (sscanf(data, "memscope %63s %127s", vi->module, vi->kernel) != 2) {
+		ms_fail("%s/version is malformed (want \"memscope VERSION KERNEL\"), check that the module version matches this CLI",
+			ms_dir());
+		free(data);
+		return -1;
+	}
+	if (line2) {
+		for (tok = strtok_r(line2, " \t\n", &save); tok;
+		     prev = tok, tok = strtok_r(NULL, " \t\n", &save)) {
+			if (prev && !strcmp(prev, "memory_bytes"))
+				vi->has_memory = ms_parse_u64(tok, &vi->memory_bytes);
+			else if (prev && !strcmp(prev, "cpus"))
+				vi->has_cpus = ms_parse_u64(tok, &vi->cpus);
+		}
+	}
+	free(data);
+	return 0;
+}
+
+int cmd_status(const struct ms_opts *o)
+{
+	struct version_info vi;
+	struct ms_probes pr;
+	size_t i, wn = 5, wt = 6, ws = 5;
+	char fmt[32];
+
+	(void)o;
+	if (load_version(&vi) || ms_load_probes(&pr, false))
+		return 1;
+	for (i = 0; i < pr.n; i++) {
+		if (strlen(pr.v[i].name) > wn)
+			wn = strlen(pr.v[i].name);
+		if (strlen(pr.v[i].target) > wt)
+			wt = strlen(pr.v[i].target);
+		if (strlen(pr.v[i].state) > ws)
+			ws = strlen(pr.v[i].state);
+	}
+	if (wn > 40) wn = 40;
+	if (wt > 40) wt = 40;
+	if (ws > 48) ws = 48;
+
+	print_begin_record();
+	print_string(PRINT_ANY, "version", "memscope %s", vi.module);
+	print_string(PRINT_ANY, "cli_version", " (cli %s)", MEMSCOPE_VERSION);
+	print_string(PRINT_ANY, "kernel", ", kernel %s", vi.kernel);
+	if (vi.has_cpus)
+		print_uint(PRINT_ANY, "cpus", ", %llu cpus", vi.cpus);
+	if (vi.has_memory)
+		print_uint(PRINT_ANY, "memory_bytes", ", module memory %llu bytes", vi.memory_bytes);
+	print_nl();
+	print_string(PRINT_ANY, "dir", "directory %s\n", ms_dir());
+	snprintf(fmt, sizeof(fmt), "%%-%zus %%-%zus %%-%zus", wn, wt, ws);
+	print_fp(fmt, "PROBE", "TARGET", "STATE");
+	print_fp(" %12s %10s\n", "HITS", "MISSED");
+	open_json_array("probes");
+	for (i = 0; i < pr.n; i++) {
+		const struct ms_probe *p = &pr.v[i];
+		static const char *const names[] = { "attached", "disabled", "unavailable", "unknown" };
+
+		open_json_object(NULL);
+		snprintf(fmt, sizeof(fmt), "%%-%zus ", wn);
+		print_string(PRINT_ANY, "name", fmt, p->name);
+		snprintf(fmt, sizeof(fmt), "%%-%zus ", wt);
+		print_string(PRINT_ANY, "target", fmt, p->target);
+		snprintf(fmt, sizeof(fmt), "%%-%zus", ws);
+		print_string(PRINT_FP, NULL, fmt, p->state);
+		print_string(PRINT_JSON, "state", NULL, names[p->st]);
+		if (p->st == MS_PROBE_UNAVAILABLE)
+			print_string(PRINT_JSON, "reason", NULL, p->reason);
+		print_uint(PRINT_ANY, "hits", " %12llu", p->hits);
+		print_uint(PRINT_ANY, "missed", " %10llu\n", p->missed);
+		close_json_object();
+	}
+	close_json_array();
+	if (strcmp(vi.module, MEMSCOPE_VERSION) && strcmp(vi.module, "?"))
+		print_fp("note: module %s and cli %s differ\n", vi.module, MEMSCOPE_VERSION);
+	print_end_record();
+	ms_probes_free(&pr);
+	return 0;
+}

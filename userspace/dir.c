@@ -15,6 +15,25 @@
 
 static char *base_dir;
 
+/*
+ * Tests point MEMSCOPE_TEST_SYSROOT at a fake tree holding proc/mounts,
+ * sys/kernel/security/lockdown and the memscope directories, to drive the
+ * diagnosis below without a kernel. Unset, every path is the real one.
+ */
+static const char *sys_path(const char *path)
+{
+	static char buf[4][4096];
+	static unsigned int next;
+	const char *root = getenv("MEMSCOPE_TEST_SYSROOT");
+	char *b;
+
+	if (!root || !*root)
+		return path;
+	b = buf[next++ % 4];
+	snprintf(b, sizeof(buf[0]), "%s%s", root, path);
+	return b;
+}
+
 const char *ms_dir(void)
 {
 	return base_dir ? base_dir : MS_DEBUGFS_DIR;
@@ -51,7 +70,7 @@ static const char *lockdown_mode(void)
 {
 	static char mode[32];
 	char buf[128], *o, *c;
-	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+	FILE *f = fopen(sys_path("/sys/kernel/security/lockdown"), "re");
 
 	if (!f)
 		return NULL;
@@ -72,7 +91,7 @@ static const char *lockdown_mode(void)
 static bool debugfs_mounted(void)
 {
 	char line[4096], dev[256], mnt[1024], type[64];
-	FILE *f = fopen("/proc/mounts", "re");
+	FILE *f = fopen(sys_path("/proc/mounts"), "re");
 	bool found = false;
 
 	if (!f)
@@ -112,6 +131,8 @@ static void fail_permission(const char *path, int err)
 int ms_locate_dir(const char *cli_dir)
 {
 	const char *dir = cli_dir;
+	const char *debugfs_dir = sys_path(MS_DEBUGFS_DIR);
+	const char *procfs_dir = sys_path(MS_PROCFS_DIR);
 	const char *mode;
 	char *stats;
 	int err, fd;
@@ -132,29 +153,29 @@ int ms_locate_dir(const char *cli_dir)
 		return base_dir ? 0 : -1;
 	}
 
-	err = open_dir(MS_DEBUGFS_DIR);
+	err = open_dir(debugfs_dir);
 	if (err == 0) {
 		/* Lockdown can leave the directory listable but its files closed. */
-		if (asprintf(&stats, "%s/stats", MS_DEBUGFS_DIR) < 0)
+		if (asprintf(&stats, "%s/stats", debugfs_dir) < 0)
 			return -1;
 		fd = open(stats, O_RDONLY | O_CLOEXEC);
 		err = fd < 0 ? -errno : 0;
 		if (fd >= 0)
 			close(fd);
 		free(stats);
-		if ((err == -EPERM || err == -EACCES) && open_dir(MS_PROCFS_DIR) == 0) {
-			base_dir = strdup(MS_PROCFS_DIR);
+		if ((err == -EPERM || err == -EACCES) && open_dir(procfs_dir) == 0) {
+			base_dir = strdup(procfs_dir);
 			return base_dir ? 0 : -1;
 		}
-		base_dir = strdup(MS_DEBUGFS_DIR);
+		base_dir = strdup(debugfs_dir);
 		return base_dir ? 0 : -1;
 	}
-	if (open_dir(MS_PROCFS_DIR) == 0) {
-		base_dir = strdup(MS_PROCFS_DIR);
+	if (open_dir(procfs_dir) == 0) {
+		base_dir = strdup(procfs_dir);
 		return base_dir ? 0 : -1;
 	}
 	if (err == -EACCES || err == -EPERM) {
-		fail_permission(MS_DEBUGFS_DIR, -err);
+		fail_permission(debugfs_dir, -err);
 		return -1;
 	}
 	if (!debugfs_mounted()) {
@@ -166,12 +187,12 @@ int ms_locate_dir(const char *cli_dir)
 			ms_fail("debugfs is not mounted, mount it with `mount -t debugfs none /sys/kernel/debug`");
 		return -1;
 	}
-	if (path_exists("/sys/module/memscope")) {
+	if (path_exists(sys_path("/sys/module/memscope"))) {
 		ms_fail("the memscope module is loaded but %s is missing, reload it with `rmmod memscope && modprobe memscope`",
-			MS_DEBUGFS_DIR);
+			debugfs_dir);
 		return -1;
 	}
-	fail_not_loaded(MS_DEBUGFS_DIR);
+	fail_not_loaded(debugfs_dir);
 	return -1;
 }
 

@@ -658,8 +658,13 @@ static int parse_bucket_label(char *lab)
 	comma++;
 	while (*comma == ' ')
 		comma++;
-	if (!parse_bound(comma, &hi, &ohi))
+	/* the last bucket's bound does not fit 64 bits: "[8E, 16E)" or "[8E, ...)" */
+	if (!strcmp(comma, "...")) {
+		hi = 0;
+		ohi = true;
+	} else if (!parse_bound(comma, &hi, &ohi)) {
 		return -1;
+	}
 	k = pow2_index(lo);
 	if (k < 1)
 		return -1;

@@ -40,11 +40,39 @@ void print_set_output(FILE *fp)
 	out = fp;
 }
 
+/* Length of the well-formed UTF-8 sequence at s, or 0. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t need, k;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		need = 1; cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		need = 2; cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		need = 3; cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	/* a NUL ends the loop early: it is never a continuation byte */
+	for (k = 1; k <= need; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need + 1;
+}
+
 static void utf8_escape_char(FILE *fp, const unsigned char *s, size_t *i)
 {
 	unsigned char c = s[*i];
-	size_t need, k;
-	uint32_t cp;
+	size_t n;
 
 	if (c < 0x80) {
 		switch (c) {
@@ -65,29 +93,14 @@ static void utf8_escape_char(FILE *fp, const unsigned char *s, size_t *i)
 		return;
 	}
 	/* Kernel strings are bytes; only well-formed UTF-8 may pass through. */
-	if (c >= 0xc2 && c <= 0xdf) {
-		need = 1; cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		need = 2; cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3; cp = c & 0x07;
+	n = utf8_seq(s + *i);
+	if (n) {
+		fwrite(s + *i, 1, n, fp);
+		*i += n;
 	} else {
-		goto bad;
+		fputs("\\ufffd", fp);
+		(*i)++;
 	}
-	for (k = 1; k <= need; k++) {
-		if ((s[*i + k] & 0xc0) != 0x80)
-			goto bad;
-		cp = (cp << 6) | (s[*i + k] & 0x3f);
-	}
-	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		goto bad;
-	fwrite(s + *i, 1, need + 1, fp);
-	*i += need + 1;
-	return;
-bad:
-	fputs("\\ufffd", fp);
-	(*i)++;
 }
 
 void json_escape(FILE *fp, const char *s)
@@ -277,9 +290,15 @@ static char *sanitize(const char *s)
 		perror("strdup");
 		exit(1);
 	}
-	for (p = c; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	for (p = c; *p;) {
+		size_t n = utf8_seq((const unsigned char *)p);
+
+		if (n == 0 || (unsigned char)*p < 0x20 || *p == 0x7f) {
+			*p++ = '?';
+			continue;
+		}
+		p += n;
+	}
 	return c;
 }
 

@@ -1,11 +1,106 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Placeholder: the compaction probes are not written yet.
+ * compact: time in memory compaction, per event and as a histogram.
  * Copyright (C) 2026 The memscope authors.
+ *
+ * mm_compaction_begin/end bracket one compact_zone() run, whoever asked
+ * for it: an allocation (direct compaction), kcompactd, or a write to
+ * /proc/sys/vm/compact_memory.  The run may sleep and migrate, so begins
+ * are kept per task in vmscan.c's pairs.
  */
+#include <linux/sched.h>
+#include <linux/string.h>
+
+/* mm/internal.h's; the trace header only passes pointers to it around. */
+struct compact_control;
+#include <trace/events/compaction.h>
+
 #include "memscope.h"
+
+static void ms_compaction_done(int status)
+{
+	u64 now = ms_pair_now(), lat;
+	struct ms_event ev = { .type = MS_EV_COMPACTION };
+
+	if (!ms_pair_end(MS_PAIR_COMPACTION, now, &lat))
+		return;
+	ms_stat_inc(MS_compaction_count);
+	ms_stat_add(MS_compaction_ns, lat);
+	ms_hist_add(MS_H_compaction_ns, lat);
+
+	ev.compaction.time_ns = now;
+	ev.compaction.latency_ns = lat;
+	ev.compaction.pid = current->pid;
+	ev.compaction.status = status;	/* enum compact_result */
+	memcpy(ev.compaction.comm, current->comm, sizeof(ev.compaction.comm));
+	ev.compaction.comm[sizeof(ev.compaction.comm) - 1] = '\0';
+	ms_event_emit(&ev);
+}
+
+/*
+ * The events took the pfns themselves until compact_control replaced them
+ * (compat/probe.sh); only the status is used either way.
+ */
+#ifdef MS_HAVE_TP_COMPACTION_CC
+static void ms_compaction_begin(void *data, struct compact_control *cc,
+				unsigned long zone_start, unsigned long zone_end, bool sync)
+#else
+static void ms_compaction_begin(void *data, unsigned long zone_start,
+				unsigned long migrate_pfn, unsigned long free_pfn,
+				unsigned long zone_end, bool sync)
+#endif /* MS_HAVE_TP_COMPACTION_CC */
+{
+	ms_hit(MS_P_compaction_begin);
+	ms_pair_begin(MS_PAIR_COMPACTION, ms_pair_now(), false);
+}
+
+#ifdef MS_HAVE_TP_COMPACTION_CC
+static void ms_compaction_end(void *data, struct compact_control *cc,
+			      unsigned long zone_start, unsigned long zone_end,
+			      bool sync, int status)
+#else
+static void ms_compaction_end(void *data, unsigned long zone_start,
+			      unsigned long migrate_pfn, unsigned long free_pfn,
+			      unsigned long zone_end, bool sync, int status)
+#endif /* MS_HAVE_TP_COMPACTION_CC */
+{
+	ms_hit(MS_P_compaction_end);
+	ms_compaction_done(status);
+}
+
+/* Prototypes checked against the kernel's header; see vmscan.c. */
+static void __maybe_unused ms_compaction_check_protos(void)
+{
+#ifdef CONFIG_COMPACTION
+	(void)sizeof(register_trace_mm_compaction_begin(ms_compaction_begin, NULL));
+	(void)sizeof(register_trace_mm_compaction_end(ms_compaction_end, NULL));
+#endif /* CONFIG_COMPACTION */
+}
+
+static const char *const ms_compaction_begin_targets[] = { "mm_compaction_begin", NULL };
+static const char *const ms_compaction_end_targets[] = { "mm_compaction_end", NULL };
+
+static struct ms_probe ms_compaction_begin_probe = {
+	.name = "compaction_begin",
+	.targets = ms_compaction_begin_targets,
+	.kind = MS_TRACEPOINT,
+	.tp_func = ms_compaction_begin,
+};
+
+static struct ms_probe ms_compaction_end_probe = {
+	.name = "compaction_end",
+	.targets = ms_compaction_end_targets,
+	.kind = MS_TRACEPOINT,
+	.tp_func = ms_compaction_end,
+};
 
 int ms_compaction_init(void)
 {
+	if (!IS_ENABLED(CONFIG_COMPACTION)) {
+		ms_compaction_begin_probe.unsupported = "config_compaction_disabled";
+		ms_compaction_end_probe.unsupported = "config_compaction_disabled";
+	}
+	ms_probe_add(&ms_compaction_begin_probe, MS_P_compaction_begin);
+	ms_probe_add(&ms_compaction_end_probe, MS_P_compaction_end);
 	return 0;
 }

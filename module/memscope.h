@@ -264,6 +264,24 @@ extern const struct file_operations ms_events_fops;
 extern const struct proc_ops ms_events_proc_ops;
 #endif
 
+/*
+ * Begin timestamps per task for tracepoint begin/end pairs (vmscan.c):
+ * bounded, preallocated, lock-free.  ms_pair_end() gives the latency of the
+ * calling task's matching begin, or counts `unmatched_ends` and fails.
+ */
+enum ms_pair {
+	MS_PAIR_DIRECT_RECLAIM,
+	MS_PAIR_MEMCG_RECLAIM,
+	MS_PAIR_SHRINK_SLAB,
+	MS_PAIR_KSWAPD,
+	MS_PAIR_COMPACTION,
+	MS_NR_PAIRS,
+};
+u64 ms_pair_now(void);
+void ms_pair_begin(enum ms_pair kind, u64 now, bool keep);
+bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency);
+size_t ms_pairs_bytes(void);
+
 /* Families. */
 int ms_faults_init(void);
 int ms_swap_init(void);

@@ -1,11 +1,381 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Placeholder: the vmscan probes are not written yet.
+ * vmscan, drsnoop and shrinkers: reclaim timed from the vmscan tracepoints.
  * Copyright (C) 2026 The memscope authors.
+ *
+ * Every timed quantity here is a begin/end tracepoint pair in the same
+ * task: direct and memcg reclaim, one shrinker call, a kswapd awake period.
+ * The task may sleep and migrate in between, so begins are remembered per
+ * task in a small preallocated hash (the "pairs" below), shared with
+ * compaction.c, and timed with a clock that agrees across CPUs.
  */
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/sched.h>
+#include <linux/shrinker.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <trace/events/vmscan.h>
+
 #include "memscope.h"
+
+/*
+ * Begin timestamps, keyed by task pointer: a fixed table per pair kind,
+ * searched by open addressing over MS_PAIR_PROBES slots.
+ *
+ * A slot's owner word is 0 (free), the owning task, or the task with
+ * MS_PAIR_BUSY set while that task writes the start time.  Only cmpxchg
+ * moves it out of 0 or to BUSY, so each slot has one writer at a time and
+ * no lock is needed, in any preemption model.  The owner frees its slot at
+ * the end event.
+ *
+ * A begin whose end never comes (the end probe detached in between, a task
+ * that was mid-reclaim when the begin probe went away) leaves its slot
+ * owned.  The same task's next begin reuses it; otherwise a begin that
+ * finds no free slot takes over one older than MS_PAIR_STALE_NS.  So the
+ * table never fills up for good, and a begin that finds nothing at all is
+ * counted in `dropped`.  An end with no begin (the module was loaded
+ * mid-reclaim) is counted in `unmatched_ends` and not timed.
+ *
+ * The clock is ktime_get_mono_fast_ns(): CLOCK_MONOTONIC, so the begin and
+ * end may be read on different CPUs (local_clock() is only guaranteed
+ * monotonic per CPU where sched_clock is unstable), safe in any context,
+ * without the seqcount retry loop or the timekeeping_suspended WARN of
+ * ktime_get_ns().  Event time_ns is the same clock.
+ */
+#define MS_PAIR_SLOTS		1024	/* per kind, power of two */
+#define MS_PAIR_PROBES		16
+#define MS_PAIR_STALE_NS	(30 * NSEC_PER_SEC)
+#define MS_PAIR_BUSY		1UL	/* task_struct is at least word aligned */
+
+struct ms_pair_slot {
+	unsigned long owner;
+	u64 start;
+};
+
+static struct ms_pair_slot ms_pairs[MS_NR_PAIRS][MS_PAIR_SLOTS];
+
+u64 ms_pair_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+size_t ms_pairs_bytes(void)
+{
+	return sizeof(ms_pairs);
+}
+
+static unsigned int ms_pair_hash(unsigned long me)
+{
+	return hash_long(me, ilog2(MS_PAIR_SLOTS));
+}
+
+/* The slot is ours with BUSY set: write the start, then publish. */
+static void ms_pair_set(struct ms_pair_slot *s, unsigned long me, u64 now)
+{
+	WRITE_ONCE(s->start, now);
+	smp_store_release(&s->owner, me);
+}
+
+void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
+{
+	struct ms_pair_slot *tbl = ms_pairs[kind];
+	struct ms_pair_slot *free = NULL, *stale = NULL;
+	unsigned long me = (unsigned long)current, stale_owner = 0;
+	unsigned int i = ms_pair_hash(me), n;
+
+	for (n = 0; n < MS_PAIR_PROBES; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
+		struct ms_pair_slot *s = &tbl[i];
+		unsigned long o = smp_load_acquire(&s->owner);
+
+		if (o == me) {
+			/* Our earlier begin lost its end, or kswapd woke again. */
+			if (keep)
+				return;
+			if (cmpxchg(&s->owner, me, me | MS_PAIR_BUSY) == me)
+				ms_pair_set(s, me, now);
+			return;
+		}
+		if (!o) {
+			if (!free)
+				free = s;
+		} else if (!(o & MS_PAIR_BUSY) && !stale &&
+			   (s64)(now - READ_ONCE(s->start)) > (s64)MS_PAIR_STALE_NS) {
+			stale = s;
+			stale_owner = o;
+		}
+	}
+	if (free && !cmpxchg(&free->owner, 0, me | MS_PAIR_BUSY)) {
+		ms_pair_set(free, me, now);
+		return;
+	}
+	/*
+	 * If the stale owner ended and began again between our look and the
+	 * cmpxchg, we take a live slot and its end counts as unmatched: rare
+	 * (it needs a 30 s old orphan) and harmless.
+	 */
+	if (stale && cmpxchg(&stale->owner, stale_owner, me | MS_PAIR_BUSY) == stale_owner) {
+		ms_pair_set(stale, me, now);
+		return;
+	}
+	ms_stat_inc(MS_dropped);
+}
+
+bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
+{
+	struct ms_pair_slot *tbl = ms_pairs[kind];
+	unsigned long me = (unsigned long)current;
+	unsigned int i = ms_pair_hash(me), n;
+
+	for (n = 0; n < MS_PAIR_PROBES; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
+		struct ms_pair_slot *s = &tbl[i];
+		u64 start;
+
+		if (READ_ONCE(s->owner) != me)
+			continue;
+		start = READ_ONCE(s->start);
+		/*
+		 * A successful cmpxchg is fully ordered, so start was read
+		 * while the slot was still ours; if it fails, a stale-slot
+		 * takeover won and our begin is lost.
+		 */
+		if (cmpxchg(&s->owner, me, 0) != me)
+			break;
+		*latency = (s64)(now - start) > 0 ? now - start : 0;
+		return true;
+	}
+	ms_stat_inc(MS_unmatched_ends);
+	return false;
+}
+
+/* Direct and memcg reclaim: counted, timed, and recorded for drsnoop. */
+static void ms_reclaim_end(enum ms_pair kind, unsigned long nr_reclaimed)
+{
+	bool memcg = kind == MS_PAIR_MEMCG_RECLAIM;
+	u64 now = ms_pair_now(), lat;
+	struct ms_event ev = { .type = MS_EV_DIRECT_RECLAIM };
+
+	if (!ms_pair_end(kind, now, &lat))
+		return;
+	ms_stat_inc(memcg ? MS_memcg_reclaim_count : MS_direct_reclaim_count);
+	ms_stat_add(memcg ? MS_memcg_reclaim_ns : MS_direct_reclaim_ns, lat);
+	ms_stat_add(memcg ? MS_memcg_reclaim_pages : MS_direct_reclaim_pages, nr_reclaimed);
+	ms_hist_add(memcg ? MS_H_memcg_reclaim_ns : MS_H_direct_reclaim_ns, lat);
+
+	/*
+	 * drsnoop.  BCC's traces global direct reclaim only; memcg reclaim
+	 * stalls the allocating task just the same and is what containers
+	 * hit, so it is recorded too, flagged memcg=1 for readers to filter.
+	 */
+	ev.reclaim.time_ns = now;
+	ev.reclaim.latency_ns = lat;
+	ev.reclaim.nr_reclaimed = nr_reclaimed;
+	ev.reclaim.pid = current->pid;
+	ev.reclaim.memcg = memcg;
+	memcpy(ev.reclaim.comm, current->comm, sizeof(ev.reclaim.comm));
+	ev.reclaim.comm[sizeof(ev.reclaim.comm) - 1] = '\0';
+	ms_event_emit(&ev);
+}
+
+/*
+ * Before 5.2 the reclaim begin events also carried may_writepage and
+ * classzone_idx (compat/probe.sh).
+ */
+#ifdef MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE
+#define MS_RECLAIM_BEGIN_PROTO \
+	void *data, int order, int may_writepage, gfp_t gfp_flags, int classzone_idx
+#else
+#define MS_RECLAIM_BEGIN_PROTO void *data, int order, gfp_t gfp_flags
+#endif /* MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE */
+
+static void ms_direct_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
+{
+	ms_hit(MS_P_direct_reclaim_begin);
+	ms_pair_begin(MS_PAIR_DIRECT_RECLAIM, ms_pair_now(), false);
+}
+
+static void ms_direct_reclaim_end(void *data, unsigned long nr_reclaimed)
+{
+	ms_hit(MS_P_direct_reclaim_end);
+	ms_reclaim_end(MS_PAIR_DIRECT_RECLAIM, nr_reclaimed);
+}
+
+static void ms_memcg_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
+{
+	ms_hit(MS_P_memcg_reclaim_begin);
+	ms_pair_begin(MS_PAIR_MEMCG_RECLAIM, ms_pair_now(), false);
+}
+
+static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
+{
+	ms_hit(MS_P_memcg_reclaim_end);
+	ms_reclaim_end(MS_PAIR_MEMCG_RECLAIM, nr_reclaimed);
+}
+
+/*
+ * One shrinker call (do_shrink_slab): start and end in the same task, never
+ * nested (reclaim runs with PF_MEMALLOC), but inside direct reclaim or
+ * kswapd, hence pairs of their own.
+ */
+static void ms_shrink_slab_start(void *data, struct shrinker *shr,
+				 struct shrink_control *sc, long nr_objects_to_shrink,
+				 unsigned long cache_items, unsigned long long delta,
+				 unsigned long total_scan, int priority)
+{
+	ms_hit(MS_P_shrink_slab_start);
+	ms_pair_begin(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false);
+}
+
+static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
+			       int shrinker_retval, long unused_scan_cnt,
+			       long new_scan_cnt, long total_scan)
+{
+	/* The sum of scan_objects() returns, SHRINK_STOP excluded. */
+	unsigned long freed = max(shrinker_retval, 0);
+	unsigned long fn;
+	struct ms_row *row;
+	u64 lat;
+
+	ms_hit(MS_P_shrink_slab_end);
+	if (!ms_pair_end(MS_PAIR_SHRINK_SLAB, ms_pair_now(), &lat))
+		return;
+	ms_stat_inc(MS_shrink_slab_count);
+	ms_stat_add(MS_shrink_slab_ns, lat);
+	ms_stat_add(MS_shrink_slab_freed, freed);
+	ms_hist_add(MS_H_shrink_slab_ns, lat);
+
+	/*
+	 * By scan_objects, which names the cache (super_cache_scan for every
+	 * superblock's dentries and inodes), as the book's exercise asks.
+	 * do_shrink_slab() holds the shrinker while we run.
+	 */
+	fn = (unsigned long)shr->scan_objects;
+	row = fn ? ms_table_get(&ms_tables[MS_T_SHRINKERS], fn) : NULL;
+	if (!row)
+		return;
+	if (!READ_ONCE(row->ready)) {
+		row->ptr = fn;
+		smp_store_release(&row->ready, 1);
+	}
+	ms_row_add(row, 0, 1);
+	ms_row_add(row, 1, lat);
+	ms_row_add(row, 2, freed);
+}
+
+/* vmscan.bt's KSWAPD column: wake-up requests from allocators. */
+static void ms_wakeup_kswapd(void *data, int nid, int zid, int order, gfp_t gfp_flags)
+{
+	ms_hit(MS_P_wakeup_kswapd);
+	ms_stat_inc(MS_kswapd_wakeups);
+}
+
+/*
+ * kswapd's awake periods, from the first kswapd_wake to kswapd_sleep:
+ * kswapd may balance several times (several wake events) before it finds
+ * the node balanced and sleeps, so a repeated wake keeps the first start.
+ */
+static void ms_kswapd_wake(void *data, int nid, int zid, int order)
+{
+	ms_hit(MS_P_kswapd_wake);
+	ms_pair_begin(MS_PAIR_KSWAPD, ms_pair_now(), true);
+}
+
+static void ms_kswapd_sleep(void *data, int nid)
+{
+	u64 lat;
+
+	ms_hit(MS_P_kswapd_sleep);
+	if (!ms_pair_end(MS_PAIR_KSWAPD, ms_pair_now(), &lat))
+		return;
+	ms_stat_inc(MS_kswapd_wake_count);
+	ms_stat_add(MS_kswapd_wake_ns, lat);
+}
+
+/* Pages reclaim wrote out itself (pageout()), vmscan.bt's WRITEPAGE. */
+#ifdef MS_HAVE_TP_WRITE_FOLIO
+static void ms_writepage(void *data, struct folio *folio)
+#else
+static void ms_writepage(void *data, struct page *page)
+#endif /* MS_HAVE_TP_WRITE_FOLIO */
+{
+	ms_hit(MS_P_writepage);
+	ms_stat_inc(MS_writepage);
+}
+
+/*
+ * Each handler against the kernel's own prototype: a mismatch is an
+ * incompatible-pointer-types error.  sizeof does not evaluate the call, so
+ * no unexported __tracepoint_* symbol is referenced.
+ */
+static void __maybe_unused ms_vmscan_check_protos(void)
+{
+	(void)sizeof(register_trace_mm_vmscan_direct_reclaim_begin(ms_direct_reclaim_begin, NULL));
+	(void)sizeof(register_trace_mm_vmscan_direct_reclaim_end(ms_direct_reclaim_end, NULL));
+#ifdef CONFIG_MEMCG
+	(void)sizeof(register_trace_mm_vmscan_memcg_reclaim_begin(ms_memcg_reclaim_begin, NULL));
+	(void)sizeof(register_trace_mm_vmscan_memcg_reclaim_end(ms_memcg_reclaim_end, NULL));
+#endif /* CONFIG_MEMCG */
+	(void)sizeof(register_trace_mm_shrink_slab_start(ms_shrink_slab_start, NULL));
+	(void)sizeof(register_trace_mm_shrink_slab_end(ms_shrink_slab_end, NULL));
+	(void)sizeof(register_trace_mm_vmscan_wakeup_kswapd(ms_wakeup_kswapd, NULL));
+	(void)sizeof(register_trace_mm_vmscan_kswapd_wake(ms_kswapd_wake, NULL));
+	(void)sizeof(register_trace_mm_vmscan_kswapd_sleep(ms_kswapd_sleep, NULL));
+#ifdef MS_HAVE_TP_WRITE_FOLIO
+	(void)sizeof(register_trace_mm_vmscan_write_folio(ms_writepage, NULL));
+#else
+	(void)sizeof(register_trace_mm_vmscan_writepage(ms_writepage, NULL));
+#endif /* MS_HAVE_TP_WRITE_FOLIO */
+}
+
+#define MS_TP_TARGETS(tp) ((const char *const[]){ tp, NULL })
+
+#define MS_TP_PROBE(pname, tp, fn) {			\
+	.name = #pname,					\
+	.targets = MS_TP_TARGETS(tp),			\
+	.kind = MS_TRACEPOINT,				\
+	.tp_func = fn,					\
+}
+
+static struct ms_probe ms_vmscan_probes[] = {
+	MS_TP_PROBE(direct_reclaim_begin, "mm_vmscan_direct_reclaim_begin", ms_direct_reclaim_begin),
+	MS_TP_PROBE(direct_reclaim_end, "mm_vmscan_direct_reclaim_end", ms_direct_reclaim_end),
+	MS_TP_PROBE(memcg_reclaim_begin, "mm_vmscan_memcg_reclaim_begin", ms_memcg_reclaim_begin),
+	MS_TP_PROBE(memcg_reclaim_end, "mm_vmscan_memcg_reclaim_end", ms_memcg_reclaim_end),
+	MS_TP_PROBE(shrink_slab_start, "mm_shrink_slab_start", ms_shrink_slab_start),
+	MS_TP_PROBE(shrink_slab_end, "mm_shrink_slab_end", ms_shrink_slab_end),
+	MS_TP_PROBE(wakeup_kswapd, "mm_vmscan_wakeup_kswapd", ms_wakeup_kswapd),
+	MS_TP_PROBE(kswapd_wake, "mm_vmscan_kswapd_wake", ms_kswapd_wake),
+	MS_TP_PROBE(kswapd_sleep, "mm_vmscan_kswapd_sleep", ms_kswapd_sleep),
+	/*
+	 * Only the event whose prototype was checked above: the other name
+	 * is the same event on another kernel, with another argument type.
+	 */
+#ifdef MS_HAVE_TP_WRITE_FOLIO
+	MS_TP_PROBE(writepage, "mm_vmscan_write_folio", ms_writepage),
+#else
+	MS_TP_PROBE(writepage, "mm_vmscan_writepage", ms_writepage),
+#endif /* MS_HAVE_TP_WRITE_FOLIO */
+};
 
 int ms_vmscan_init(void)
 {
+	static const enum ms_probe_id ids[] = {
+		MS_P_direct_reclaim_begin, MS_P_direct_reclaim_end,
+		MS_P_memcg_reclaim_begin, MS_P_memcg_reclaim_end,
+		MS_P_shrink_slab_start, MS_P_shrink_slab_end,
+		MS_P_wakeup_kswapd, MS_P_kswapd_wake, MS_P_kswapd_sleep,
+		MS_P_writepage,
+	};
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(ids) != ARRAY_SIZE(ms_vmscan_probes));
+	BUILD_BUG_ON(!is_power_of_2(MS_PAIR_SLOTS));
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+#ifndef CONFIG_MEMCG
+		if (ids[i] == MS_P_memcg_reclaim_begin || ids[i] == MS_P_memcg_reclaim_end)
+			ms_vmscan_probes[i].unsupported = "config_memcg_disabled";
+#endif /* !CONFIG_MEMCG */
+		ms_probe_add(&ms_vmscan_probes[i], ids[i]);
+	}
 	return 0;
 }

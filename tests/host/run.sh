@@ -1,0 +1,419 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of the memscope CLI against fixture directories (no kernel
+# module needed). TAP 13 on stdout; exit 0 when all pass, 1 when any fails.
+#
+#   tests/host/run.sh            FUZZ_ITERATIONS=200000 FUZZ_SECONDS=120 by default
+#
+# A skipped test (missing tool, not root) is reported as "# SKIP" and is
+# never counted as passed.
+
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+FX=$ROOT/tests/fixtures
+T=$(mktemp -d /tmp/memscope-host.XXXXXX)
+chmod 755 "$T"
+trap 'rm -rf "$T"' EXIT
+unset MEMSCOPE_DIR MEMSCOPE_TEST_STEPS MEMSCOPE_TEST_SYSROOT
+export LC_ALL=C
+
+n=0 passed=0 failed=0 skipped=0
+
+echo "TAP version 13"
+
+ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n $1"; }
+skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n $1 # SKIP $2"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"
+	if [ -s "$T/diag" ]; then sed -n '1,40s/^/# /p' "$T/diag"; fi
+}
+
+# t NAME CMD...: CMD decides; whatever it writes to $T/diag explains a failure.
+t() {
+	local name=$1; shift
+	: > "$T/diag"
+	if "$@" >> "$T/diag" 2>&1; then ok "$name"; else not_ok "$name"; fi
+}
+
+# ms ARGS...: run the CLI, output in $T/out, errors in $T/err, status in $rc
+M=$ROOT/userspace/memscope
+ms() { "$M" "$@" > "$T/out" 2> "$T/err"; rc=$?; }
+show() { echo "--- stdout (rc=$rc)"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; }
+
+has() { grep -qF -- "$1" "$T/out" || { echo "stdout lacks: $1"; show; return 1; }; }
+has_err() { grep -qF -- "$1" "$T/err" || { echo "stderr lacks: $1"; show; return 1; }; }
+has_re() { grep -qE -- "$1" "$T/out" || { echo "stdout lacks /$1/"; show; return 1; }; }
+lacks() { ! grep -qF -- "$1" "$T/out" || { echo "stdout has: $1"; show; return 1; }; }
+rc_is() { [ "$rc" -eq "$1" ] || { echo "exit status $rc, want $1"; show; return 1; }; }
+count_is() { # count_is N FIXED-STRING
+	local c; c=$(grep -cF -- "$2" "$T/out")
+	[ "$c" -eq "$1" ] || { echo "'$2' appears $c times, want $1"; show; return 1; }
+}
+line_is() { # line_is N TEXT: line N of stdout is exactly TEXT
+	local l; l=$(sed -n "${1}p" "$T/out")
+	[ "$l" = "$2" ] || { echo "line $1 is '$l'"; echo "want       '$2'"; show; return 1; }
+}
+
+# Every line of stdout is a JSON object, and there is at least one.
+json_lines() {
+	python3 -c '
+import json, sys
+lines = [l for l in open(sys.argv[1]).read().split("\n") if l]
+if not lines:
+    sys.exit("no output")
+for l in lines:
+    if not isinstance(json.loads(l), dict):
+        sys.exit("not an object: " + l)
+' "$T/out" || { show; return 1; }
+}
+
+B=(--dir "$FX/basic")
+S=(--dir "$FX/steps")
+
+# ------------------------------------------------------------------ build
+build_gcc() {
+	make -s -C "$ROOT/userspace" clean >/dev/null &&
+	make -C "$ROOT/userspace" CC=gcc > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
+	! grep -i 'warning' "$T/build" || return 1
+	[ -x "$M" ]
+}
+t "build with gcc -Wall -Wextra, no warnings" build_gcc
+[ -x "$M" ] || { echo "Bail out! no userspace/memscope binary"; exit 1; }
+
+build_clang() {
+	mkdir -p "$T/clang/userspace" &&
+	cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/clang/userspace/" &&
+	cp "$ROOT/VERSION" "$T/clang/" &&
+	make -C "$T/clang/userspace" CC=clang > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
+	! grep -i 'warning' "$T/build"
+}
+if command -v clang >/dev/null; then
+	t "build with clang -Wall -Wextra, no warnings" build_clang
+else
+	skip "build with clang" "clang not installed"
+fi
+
+# ------------------------------------------------------- usage and dispatch
+t_version() { ms --version; rc_is 0 && has "memscope $(cat "$ROOT/VERSION")"; }
+t "--version prints the VERSION file" t_version
+t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]" &&
+	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact top export; do
+		has "  $tool" || return 1
+	done; }
+t "help lists every tool in grammar style" t_help
+t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID] [--hist] [INTERVAL [COUNT]]"; }
+t "TOOL -h prints that tool's usage" t_tool_help
+t_prefix() { ms "${B[@]}" vm; rc_is 0 && has "TIME         S-SLABms  D-RECLAIMms  M-RECLAIMms KSWAPD WRITEPAGE"; }
+t "a prefix selects a tool (vm -> vmscan)" t_prefix
+t_unknown() { ms "${B[@]}" frobnicate; rc_is 1 && has_err 'Error: unknown tool "frobnicate"'; }
+t "unknown tool is an error" t_unknown
+t_badopt() { ms "${B[@]}" ffaults -p 1; rc_is 1 && has_err "Error: ffaults does not take -p"; }
+t "an option a tool does not take is an error" t_badopt
+t_badint() { ms "${B[@]}" faults 0; rc_is 1 && has_err 'Error: bad INTERVAL "0"' &&
+	ms "${B[@]}" faults 1 x; rc_is 1 && has_err 'Error: bad COUNT "x"' &&
+	ms "${B[@]}" status 1; rc_is 1 && has_err "status takes no INTERVAL"; }
+t "bad INTERVAL and COUNT are errors" t_badint
+
+# ------------------------------------------------------------ text output
+t_status() { ms "${B[@]}" status; rc_is 0 && has "memscope 0.1.0 (cli" && has "kernel 6.1.0-56-amd64" &&
+	has_re '^PROBE +TARGET +STATE +HITS +MISSED$' &&
+	has_re '^faults +handle_mm_fault +attached +12345 +0$'; }
+t "status: version, kernel, probes" t_status
+
+t_faults() { ms "${B[@]}" faults; rc_is 0 &&
+	line_is 1 "PID     COMM                 FAULTS    MAJOR" &&
+	line_is 2 "1234    workload               4096        0" &&
+	line_is 3 "987     Web Content            2000       12" &&
+	has "TOTAL: faults 12345 major 45 minor 12300 user 12000 kernel 345 anon 10000 file 2200 shmem 100 hugetlb 45 write 6000 retry 7 error 1"; }
+t "faults: per-process table and totals by class" t_faults
+t_faults_pid() { ms "${B[@]}" -p 987 faults; rc_is 0 && has "987     Web Content" && lacks "workload" &&
+	has "TOTAL (all processes):"; }
+t "faults -p PID filters" t_faults_pid
+t_faults_hist() { ms "${B[@]}" faults --hist; rc_is 0 && has "@fault_latency_ns:" &&
+	has "[512, 1K)           8000 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|" &&
+	has "[4K, 8K)               0 |                                                    |"; }
+t "faults --hist: bpftrace histogram layout" t_faults_hist
+t_faults_T() { ms "${B[@]}" -T faults; rc_is 0 && [[ $(head -1 "$T/out") =~ ^[0-9]{2}:[0-9]{2}:[0-9]{2}$ ]] || { show; return 1; }; }
+t "-T prefixes a timestamp" t_faults_T
+t_ffaults() { ms "${B[@]}" ffaults; rc_is 0 && has_re '^FILE +FAULTS +MAJOR$' &&
+	has_re '^\[anon\] +10000 +0$' && has_re '^my data\.bin +64 +64$'; }
+t "ffaults: file table, escapes decoded" t_ffaults
+t_swapin() { ms "${B[@]}" swapin; rc_is 0 && [[ $(head -1 "$T/out") =~ ^[0-9]{2}:[0-9]{2}:[0-9]{2}$ ]] &&
+	line_is 2 "COMM             PID          COUNT" && line_is 3 "workload         1234           280" &&
+	has "TOTAL: 300 pages swapped in"; }
+t "swapin: swapin.bt block (time, COMM PID COUNT)" t_swapin
+t_hfaults() { ms "${B[@]}" hfaults; rc_is 0 && line_is 1 "PID     COMM                 FAULTS" &&
+	line_is 2 "777     hugeuser                  8"; }
+t "hfaults: PID COMM FAULTS" t_hfaults
+
+OOM1='^[0-9]{2}:[0-9]{2}:[0-9]{2} Triggered by PID 3456 \("stress"\), OOM kill of PID 3457 \("stress"\), 262144 pages, loadavg: 0\.10 0\.20 0\.30 1/80 123$'
+OOM1B='    anon-rss:1048576kB, file-rss:0kB, shmem-rss:0kB, memcg:global, oom_score_adj:0, order:0, gfp_mask:0x140cca'
+OOM2='^[0-9]{2}:[0-9]{2}:[0-9]{2} Triggered by PID 500 \("memhog"\), OOM kill of PID 501 \("Web Content"\), 65536 pages, loadavg: 1\.50 1\.20 1\.00 2/90 600$'
+t_oomkill() { ms "${B[@]}" oomkill; rc_is 0 && has_re "$OOM1" && has "$OOM1B" && has_re "$OOM2" &&
+	count_is 2 "Triggered by" && lacks "direct_reclaim" && has_err "3 events lost"; }
+t "oomkill: BCC line format, other events skipped" t_oomkill
+t_oomlast() { ms "${B[@]}" oomkill --last; rc_is 0 && has_re "$OOM1" && has_re "$OOM2" && count_is 2 "Triggered by"; }
+t "oomkill --last: the oom ring" t_oomlast
+
+t_drsnoop() { ms "${B[@]}" drsnoop; rc_is 0 &&
+	has "COMM           PID     LAT(ms) PAGES" &&
+	has "workload       1234       1.72    57" &&
+	has "Web Content    987       12.35    32"; }
+t "drsnoop: BCC columns COMM PID LAT(ms) PAGES" t_drsnoop
+t_drsnoop_T() { ms "${B[@]}" drsnoop -T; rc_is 0 &&
+	has "TIME(s)       COMM           PID     LAT(ms) PAGES" &&
+	has "0.000000000   workload       1234       1.72    57" &&
+	has "0.100000000   Web Content    987       12.35    32"; }
+t "drsnoop -T: TIME(s) since the first event" t_drsnoop_T
+t_drsnoop_p() { ms "${B[@]}" drsnoop -p 987 --last; rc_is 0 && has "Web Content    987" && lacks "workload"; }
+t "drsnoop -p PID --last" t_drsnoop_p
+
+VMHDR="TIME         S-SLABms  D-RECLAIMms  M-RECLAIMms KSWAPD WRITEPAGE"
+t_vmscan() { ms "${B[@]}" vmscan; rc_is 0 && line_is 1 "$VMHDR" &&
+	has_re '^[0-9]{2}:[0-9]{2}:[0-9]{2} +98\.70 +123\.46 +45\.60 +9 +5$' &&
+	has "@direct_reclaim_ns:" && has "@memcg_reclaim_ns:" && has "@shrink_slab_ns:"; }
+t "vmscan: the book's header and row, then histograms" t_vmscan
+t_shrinkers() { ms "${B[@]}" shrinkers; rc_is 0 && has_re '^SHRINKER +COUNT +MS +FREED$' &&
+	has_re '^super_cache_scan +1200 +80\.00 +70000$'; }
+t "shrinkers: SHRINKER COUNT MS FREED" t_shrinkers
+t_compact() { ms "${B[@]}" compact --hist; rc_is 0 && has_re '^TIME +COMPACTIONS +MS +AVGms$' &&
+	has_re ' +3 +7\.50 +2\.50$' && has_re '^[0-9:]+ +1234 +workload +5\.00 partial_skipped$' &&
+	has "@compaction_ns:"; }
+t "compact --hist: totals, recent events, histogram" t_compact
+t_top() { MEMSCOPE_TEST_STEPS=1 ms "${S[@]}" top 1 2; rc_is 0 && count_is 2 "memscope top - " &&
+	has_re '^Faults +1030\.0/s +major 0\.97% \(10\.0/s\)$' && has_re '^Swap-ins +64\.0/s$' &&
+	has_re '^Reclaim +2\.25 ms/s direct' && has "Last OOM kill:" && has_re '^5555 +newproc +30\.0 +0\.0$'; }
+t "top INTERVAL COUNT: plain blocks when not a tty" t_top
+
+# --------------------------------------------------- interval deltas
+st() { MEMSCOPE_TEST_STEPS=1 ms "${S[@]}" "$@"; }
+t_delta_faults() { st faults 1 3; rc_is 0 &&
+	has_re '^1 +systemd +500 +5$' && has_re '^5555 +newproc +30 +0$' && lacks "Web Content" &&
+	has "TOTAL: faults 1030 major 10 minor 1020" && has "TOTAL: faults 1 major 0 minor 1" &&
+	has "TOTAL: faults 5 major 0 minor 5" && has_re '^1234 +workload +5 +0$'; }
+t "faults INTERVAL COUNT: per-interval deltas, counter reset" t_delta_faults
+t_delta_vmscan() { st vmscan 1 3; rc_is 0 &&
+	has_re '^[0-9:]+ +1\.50 +2\.25 +0\.00 +3 +1$' && has_re '^[0-9:]+ +0\.01 +0\.00 +0\.00 +0 +7$' &&
+	has "[1M, 2M)               2 |" && count_is 1 "$VMHDR"; }
+t "vmscan INTERVAL COUNT: deltas and the run's histograms" t_delta_vmscan
+t_vmscan_hdr() { st vmscan 1 25; rc_is 0 && count_is 2 "$VMHDR" &&
+	[ "$(grep -nF "$VMHDR" "$T/out" | sed -n 2p | cut -d: -f1)" = 22 ] || { show; return 1; }; }
+t "vmscan header repeats every 20 rows" t_vmscan_hdr
+t_delta_swapin() { st swapin 1 2; rc_is 0 && has_re '^workload +1234 +64$' && lacks kswapd0 &&
+	count_is 2 "COMM             PID          COUNT"; }
+t "swapin INTERVAL COUNT: deltas per block" t_delta_swapin
+t_delta_ffaults() { st ffaults 1 1; rc_is 0 && has_re '^\[anon\] +1000 +0$' && has_re '^libc\.so\.6 +30 +10$' && lacks "my data"; }
+t "ffaults INTERVAL COUNT: deltas" t_delta_ffaults
+t_delta_shrinkers() { st shrinkers 1 2; rc_is 0 && has_re '^super_cache_scan +10 +1\.50 +100$' &&
+	has_re '^super_cache_scan +1 +0\.01 +1$' && lacks deferred_split_scan; }
+t "shrinkers INTERVAL COUNT: deltas" t_delta_shrinkers
+t_delta_compact() { st compact --hist 1 2; rc_is 0 && has_re ' +1 +4\.00 +4\.00$' && has "[2M, 4M)               1 |"; }
+t "compact INTERVAL COUNT: deltas and histogram" t_delta_compact
+t_delta_hfaults() { st -p 777 hfaults 1 1; rc_is 0 && has_re '^777 +hugeuser +2$'; }
+t "hfaults -p PID INTERVAL COUNT: deltas" t_delta_hfaults
+
+# ------------------------------------------------------------- JSON
+jt() { local name=$1; shift; t "JSON lines: $name" jcheck "$@"; }
+jcheck() { "$@"; rc_is 0 && json_lines; }
+jt "status" ms -j "${B[@]}" status
+jt "faults" ms -j "${B[@]}" faults
+jt "faults --hist" ms -j "${B[@]}" faults --hist
+jt "faults 1 3 (steps)" st -j faults --hist 1 3
+jt "ffaults" ms -j "${B[@]}" ffaults
+jt "swapin" ms -j "${B[@]}" swapin
+jt "hfaults" ms -j "${B[@]}" hfaults
+jt "oomkill" ms -j "${B[@]}" oomkill
+jt "oomkill --last" ms -j "${B[@]}" oomkill --last
+jt "drsnoop -T" ms -j "${B[@]}" drsnoop -T
+jt "drsnoop --last" ms -j "${B[@]}" drsnoop --last
+jt "vmscan" ms -j "${B[@]}" vmscan
+jt "vmscan 1 3 (steps)" st -j vmscan 1 3
+jt "shrinkers" ms -j "${B[@]}" shrinkers
+jt "compact --hist" ms -j "${B[@]}" compact --hist
+jt "top 1 2 (steps)" st -j top 1 2
+jt "export" ms -j "${B[@]}" export
+jt "malformed oom ring" ms -j --dir "$FX/malformed" oomkill --last
+t_json_values() { ms -j "${B[@]}" oomkill --last; rc_is 0 && python3 -c '
+import json, sys
+k = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(k) == 2, k
+assert k[0]["victim_pid"] == 3457 and k[0]["loadavg"] == "0.10 0.20 0.30 1/80 123", k[0]
+assert k[1]["victim_comm"] == "Web Content" and k[1]["oom_score_adj"] == -100, k[1]
+' "$T/out" || { show; return 1; }; }
+t "JSON: typed values and decoded strings" t_json_values
+t_json_error() { ms -j --dir "$T/nonexistent" status; rc_is 1 && json_lines &&
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; assert "modprobe memscope" in e, e' "$T/out" ||
+	{ show; return 1; }; }
+t "JSON: errors are JSON objects on stdout, nonzero exit" t_json_error
+
+# ----------------------------------------------------------- Prometheus
+t_prom_names() { ms "${B[@]}" export; rc_is 0 && has "memscope_faults_total 12345" &&
+	has "memscope_direct_reclaim_seconds_total 0.123456789" &&
+	has "# TYPE memscope_direct_reclaim_seconds histogram" &&
+	has 'memscope_direct_reclaim_seconds_bucket{le="0.002097151"} 15' &&
+	has 'memscope_direct_reclaim_seconds_bucket{le="+Inf"} 40' &&
+	has "memscope_direct_reclaim_seconds_sum 0.123456789" &&
+	has "memscope_direct_reclaim_seconds_count 40" &&
+	has 'memscope_probe_up{probe="faults",target="handle_mm_fault",state="attached"} 1'; }
+t "export: counter, seconds and histogram names" t_prom_names
+if command -v promtool >/dev/null; then
+	t_promtool() {
+		for d in basic steps/2 unavailable malformed; do
+			"$M" --dir "$FX/$d" export > "$T/prom" 2>/dev/null || { echo "export failed for $d"; return 1; }
+			promtool check metrics < "$T/prom" || { echo "promtool rejects $d"; return 1; }
+		done
+	}
+	t "export passes promtool check metrics" t_promtool
+else
+	skip "export passes promtool check metrics" "promtool not installed (apt-get install prometheus)"
+fi
+
+# ---------------------------------------------------------- error paths
+t_missing() { ms --dir "$T/nonexistent" faults; rc_is 1 &&
+	has_err "Error: memscope module not loaded" && has_err "modprobe memscope" && has_err "make demo"; }
+t "missing directory: module not loaded, modprobe or make demo" t_missing
+t_env_dir() { MEMSCOPE_DIR=$FX/basic ms hfaults; rc_is 0 && has "hugeuser"; }
+t "MEMSCOPE_DIR selects the directory" t_env_dir
+
+sysroot() { # sysroot NAME: a fake / for the directory diagnosis
+	local r=$T/root-$1
+	mkdir -p "$r/proc" "$r/sys/kernel/debug" "$r/sys/kernel/security" "$r/sys/module"
+	echo "none [none] integrity confidentiality" > "$r/sys/kernel/security/lockdown"
+	echo "debugfs /sys/kernel/debug debugfs rw,relatime 0 0" > "$r/proc/mounts"
+	echo "$r"
+}
+sr() { local r=$1; shift; MEMSCOPE_TEST_SYSROOT=$r ms "$@"; }
+t_notloaded() { local r; r=$(sysroot notloaded); sr "$r" status; rc_is 1 &&
+	has_err "Error: memscope module not loaded" && has_err '`modprobe memscope`'; }
+t "default dir absent: module not loaded" t_notloaded
+t_nodebugfs() { local r; r=$(sysroot nodebugfs); : > "$r/proc/mounts"; sr "$r" status; rc_is 1 &&
+	has_err 'Error: debugfs is not mounted, mount it with `mount -t debugfs none /sys/kernel/debug`'; }
+t "debugfs not mounted: the mount command" t_nodebugfs
+t_lockdown() { local r; r=$(sysroot lockdown); : > "$r/proc/mounts"
+	echo "none [integrity] confidentiality" > "$r/sys/kernel/security/lockdown"; sr "$r" status; rc_is 1 &&
+	has_err "locked down [integrity]" && has_err '`modprobe memscope procfs=1`' && has_err "/proc/memscope"; }
+t "kernel lockdown: suggests procfs=1" t_lockdown
+t_procfs() { local r; r=$(sysroot procfs); cp -r "$FX/basic" "$r/proc/memscope"; sr "$r" status; rc_is 0 &&
+	has "directory $r/proc/memscope"; }
+t "falls back to /proc/memscope" t_procfs
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	mkdir -p "$T/bin" && cp "$M" "$T/bin/memscope" && chmod 755 "$T/bin/memscope"
+	nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$T/bin/memscope" "$@" > "$T/out" 2> "$T/err"; rc=$?; }
+	t_nobody_dir() { cp -r "$FX/basic" "$T/private" && chmod 700 "$T/private" &&
+		nobody --dir "$T/private" status; rc_is 1 && has_err "Error: cannot read $T/private" &&
+		has_err "run as root"; }
+	t "as nobody, an unreadable --dir: run as root" t_nobody_dir
+	t_nobody_debugfs() { local r; r=$(sysroot nobody); mkdir -p "$r/sys/kernel/debug/memscope"
+		chmod 700 "$r/sys/kernel/debug"; chmod -R a+rX "$r/proc" "$r/sys/kernel/security"
+		MEMSCOPE_TEST_SYSROOT=$r nobody faults; rc_is 1 && has_err "run as root"; }
+	t "as nobody, debugfs (mode 0700): run as root" t_nobody_debugfs
+	t_nobody_json() { nobody -j --dir "$T/private" faults; rc_is 1 && json_lines && has "run as root"; }
+	t "as nobody with -j: the error is JSON" t_nobody_json
+else
+	skip "as nobody: run as root" "needs root and setpriv"
+fi
+
+t_unavail() { ms --dir "$FX/unavailable" hfaults; rc_is 1 &&
+	has_err "Error: hfaults has no data: probe hugetlb (hugetlb_fault) is unavailable on this kernel: symbol_not_found"; }
+t "unavailable probe: named with its reason, error when nothing is left" t_unavail
+t_unavail_warn() { ms --dir "$FX/unavailable" swapin; rc_is 0 &&
+	has_err "Warning: probe swapin (swap_read_folio) is unavailable on this kernel: symbol_not_found" && has workload; }
+t "unavailable probe with an alternative: warning, output continues" t_unavail_warn
+t_disabled() { ms --dir "$FX/unavailable" compact; rc_is 1 && has_err "probe compaction (mm_compaction_begin) is disabled" &&
+	has_err "echo enable compaction >"; }
+t "disabled probe: says how to enable it" t_disabled
+
+# ------------------------------------------------------ malformed input
+t_bad_stats() { ms --dir "$FX/malformed" vmscan; rc_is 0 && has_err "stats: skipped 6 malformed lines (first at line 3)"; }
+t "malformed stats lines are skipped with a warning" t_bad_stats
+t_bad_table() { ms --dir "$FX/malformed" faults; rc_is 1 && has_err "faults_by_pid is malformed (no '#' header line"; }
+t "a table without its header is a clear error" t_bad_table
+t_bad_rows() { ms --dir "$FX/malformed" ffaults; rc_is 0 && has_re '^\[anon\] +10000' &&
+	has_err "skipped 1 row with a non-numeric count" && ! grep -q $'\xff' "$T/out" || { show; return 1; }; }
+t "bad table rows are skipped, invalid UTF-8 never reaches the terminal" t_bad_rows
+t_bad_hist() { mkdir -p "$T/badhist" && cp -r "$FX/basic/." "$T/badhist/" &&
+	cp "$FX/malformed/hist/fault_latency_ns" "$T/badhist/hist/" &&
+	ms --dir "$T/badhist" faults --hist; rc_is 0 && has "[0]                    1 |" &&
+	has "[1K, 2K)               4 |" && has "[8E, 16E)              1 |" && has_err "skipped 3 malformed lines"; }
+t "malformed histogram lines are skipped" t_bad_hist
+t_huge() { mkdir -p "$T/huge" && cp -r "$FX/basic/." "$T/huge/" && truncate -s 65M "$T/huge/stats" &&
+	ms --dir "$T/huge" vmscan; rc_is 1 && has_err "is larger than 64 MiB"; }
+t "a huge file is refused" t_huge
+t_binary() { mkdir -p "$T/bin2" && cp -r "$FX/basic/." "$T/bin2/" && head -c 4096 /dev/urandom > "$T/bin2/probes" &&
+	head -c 4096 /dev/urandom > "$T/bin2/hist/fault_latency_ns" && ms --dir "$T/bin2" faults --hist; [ "$rc" -le 1 ] &&
+	ms --dir "$T/bin2" status; [ "$rc" -le 1 ]; }
+t "random binary files do not crash the CLI" t_binary
+
+# --------------------------------------------- streams and Ctrl-C
+t_sigint_vmscan() { "$M" "${B[@]}" vmscan 1 > "$T/out" 2> "$T/err" & local pid=$!
+	sleep 1.5; kill -INT $pid; wait $pid; rc=$?
+	rc_is 0 && line_is 1 "$VMHDR" && has "@direct_reclaim_ns:"; }
+t "Ctrl-C ends vmscan INTERVAL, prints histograms, exit 0" t_sigint_vmscan
+t_sigint_stream() { mkdir -p "$T/live" && cp -r "$FX/basic/." "$T/live/" && rm "$T/live/events" &&
+	mkfifo "$T/live/events" || return 1
+	(cat "$FX/basic/events"; exec sleep 30) > "$T/live/events" & local writer=$!
+	"$M" --dir "$T/live" oomkill > "$T/out" 2> "$T/err" & local pid=$!
+	sleep 1.5; kill -INT $pid; wait $pid; rc=$?; kill $writer 2>/dev/null; wait $writer 2>/dev/null
+	rc_is 0 && count_is 2 "Triggered by"; }
+t "oomkill blocks on the stream, Ctrl-C exits 0" t_sigint_stream
+
+# ------------------------------------------------------------ fuzzing
+t_fuzz() {
+	gcc -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -DFUZZ_STANDALONE \
+		-I"$ROOT/userspace" -o "$T/fuzz" "$ROOT/tests/host/fuzz_parse.c" \
+		"$ROOT/userspace/parse.c" "$ROOT/userspace/print.c" -lm || return 1
+	mkdir -p "$T/crashes"
+	ASAN_OPTIONS=detect_leaks=1 "$T/fuzz" -n "${FUZZ_ITERATIONS:-200000}" -t "${FUZZ_SECONDS:-120}" \
+		-o "$T/crashes" "$FX/basic" "$FX/steps/1" "$FX/malformed" "$FX/unavailable" \
+		"$FX/fuzz-regressions" || { ls "$T/crashes"; for f in "$T"/crashes/*; do
+			[ -f "$f" ] && echo "keep it: cp $f tests/fixtures/fuzz-regressions/"; done; return 1; }
+}
+t "parser fuzz (ASan+UBSan, regressions then mutations)" t_fuzz
+if command -v clang >/dev/null && clang -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>&1 | grep -q 'LLVMFuzzerTestOneInput\|undefined'; then
+	t_libfuzzer() {
+		clang -g -O1 -std=c11 -I"$ROOT/userspace" -fsanitize=fuzzer,address,undefined \
+			-o "$T/libfuzz" "$ROOT/tests/host/fuzz_parse.c" "$ROOT/userspace/parse.c" \
+			"$ROOT/userspace/print.c" -lm || return 1
+		mkdir -p "$T/corpus" && cp "$FX"/basic/[a-z]* "$FX"/basic/hist/* "$T/corpus/" 2>/dev/null
+		"$T/libfuzz" -runs="${LIBFUZZER_RUNS:-20000}" -max_len=8192 "$T/corpus" "$FX/fuzz-regressions" > "$T/lf" 2>&1 ||
+			{ tail -30 "$T/lf"; return 1; }
+	}
+	t "libFuzzer smoke run" t_libfuzzer
+else
+	skip "libFuzzer smoke run" "clang with -fsanitize=fuzzer not installed"
+fi
+
+# ------------------------------------------------- install, man, completion
+t_install() { make -s -C "$ROOT/userspace" install DESTDIR="$T/inst" PREFIX=/usr > /dev/null &&
+	[ -x "$T/inst/usr/sbin/memscope" ] && [ -f "$T/inst/usr/share/man/man8/memscope.8" ] &&
+	[ -f "$T/inst/usr/share/bash-completion/completions/memscope" ] &&
+	make -s -C "$ROOT/userspace" uninstall DESTDIR="$T/inst" PREFIX=/usr > /dev/null &&
+	[ ! -e "$T/inst/usr/sbin/memscope" ] && [ ! -e "$T/inst/usr/share/man/man8/memscope.8" ]; }
+t "make install and uninstall (DESTDIR, PREFIX)" t_install
+t_man() {
+	local man=$ROOT/userspace/memscope.8 w
+	if command -v groff >/dev/null; then
+		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
+	fi
+	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact top export \
+		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
+		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
+		fault_latency_ns compaction_ns MEMSCOPE_DIR; do
+		grep -qF -- "$word" "$man" || { echo "memscope.8 does not mention $word"; return 1; }
+	done
+}
+t "man page renders cleanly and names every tool, column and file" t_man
+t_completion() { bash -c 'source "$1"; COMP_WORDS=(memscope vm); COMP_CWORD=1; _memscope; echo "${COMPREPLY[@]}"
+	COMP_WORDS=(memscope -j faults --h); COMP_CWORD=3; _memscope; echo "${COMPREPLY[@]}"' _ \
+	"$ROOT/userspace/memscope.bash-completion" > "$T/out" 2>&1 &&
+	line_is 1 "vmscan" && line_is 2 "--hist"; }
+t "bash completion completes tools and options" t_completion
+
+echo "1..$n"
+if [ $skipped -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ $failed -eq 0 ]

@@ -57,6 +57,7 @@ static int __init memscope_init(void)
 	/* Families only declare their probes here; nothing fires yet. */
 	ms_faults_init();
 	ms_swap_init();
+	ms_hugetlb_init();
 	ms_oom_init();
 	ms_vmscan_init();
 	ms_compaction_init();

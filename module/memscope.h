@@ -118,7 +118,8 @@ struct ms_probe {
  * in this order; see probe.c.
  */
 #define MS_PROBES(X)							\
-	X(faults) X(swapin) X(hugetlb) X(oom_kill) X(oom_mark_victim)	\
+	X(faults) X(swapin) X(swapin_zswap) X(hugetlb)			\
+	X(oom_kill) X(oom_mark_victim)					\
 	X(direct_reclaim_begin) X(direct_reclaim_end)			\
 	X(memcg_reclaim_begin) X(memcg_reclaim_end)			\
 	X(shrink_slab_start) X(shrink_slab_end)			\
@@ -285,6 +286,7 @@ size_t ms_pairs_bytes(void);
 /* Families. */
 int ms_faults_init(void);
 int ms_swap_init(void);
+int ms_hugetlb_init(void);
 int ms_oom_init(void);
 int ms_vmscan_init(void);
 int ms_compaction_init(void);

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hfaults: hugetlb page faults by process, as the book's hfaults.bt.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * handle_mm_fault() hands every fault on a hugetlb vma to hugetlb_fault(),
+ * once per attempt: a first touch of a huge page is one call.  A retried
+ * fault (VM_FAULT_RETRY, e.g. waiting on userfaultfd) is a second call, as
+ * it is for hfaults.bt.
+ */
+#include <linux/sched.h>
+
+#include "memscope.h"
+
+static int ms_hugetlb_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ms_row *row;
+
+	ms_hit(MS_P_hugetlb);
+	ms_stat_inc(MS_hugetlb_faults);
+	row = ms_table_get_task(&ms_tables[MS_T_HUGETLB_BY_PID], current);
+	if (row)
+		ms_row_add(row, 0, 1);
+	return 0;
+}
+
+static const char *const ms_hugetlb_targets[] = { "hugetlb_fault", NULL };
+
+static struct ms_probe ms_hugetlb_probe = {
+	.name = "hugetlb",
+	.targets = ms_hugetlb_targets,
+	.kind = MS_KPROBE,
+	.pre_handler = ms_hugetlb_pre,
+#ifndef CONFIG_HUGETLB_PAGE
+	/* hugetlb_fault() is a stub that is never called. */
+	.unsupported = "config_hugetlb_page_disabled",
+#endif
+};
+
+int ms_hugetlb_init(void)
+{
+	ms_probe_add(&ms_hugetlb_probe, MS_P_hugetlb);
+	return 0;
+}

@@ -1,11 +1,270 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Placeholder: the oom probes are not written yet.
+ * oomkill: the whole story of every OOM kill, as one record.
  * Copyright (C) 2026 The memscope authors.
+ *
+ * A kretprobe on oom_kill_process(oc, message) sees the kill decision: its
+ * entry handler fills a pending record from struct oom_control (victim,
+ * totalpages, memcg, order, gfp_mask), current (the trigger) and avenrun.
+ * The oom:mark_victim tracepoint then fires inside the kill with the
+ * victim's task_lock held by the kernel, the one place where the victim's
+ * mm is stable: it adds the RSS and oom_score_adj and confirms the kill.
+ * The return handler publishes the record.
+ *
+ * Every oom_kill_process() runs under oom_lock (out_of_memory()'s callers
+ * all take it), so one pending record is enough; a raw spinlock still
+ * guards it, as probe context may not sleep, on PREEMPT_RT either.
+ *
+ * Counting.  The kernel counts oom_kill (/proc/vmstat) in
+ * __oom_kill_process(), once per task it kills: the chosen victim, and
+ * every member of the memcg when memory.oom.group is set.  It does not
+ * count the shortcuts where the victim is already exiting
+ * (task_will_free_mem()), although mark_oom_victim() and so
+ * oom:mark_victim run there too; and it does count a victim whose
+ * TIF_MEMDIE was already set, where mark_victim does not fire.  So neither
+ * the kprobe nor the tracepoint matches oom_kill.  Since every OOM_KILL
+ * event happens inside oom_kill_process() under oom_lock, the kernel's own
+ * counter cannot move for any other reason while we are in there: the
+ * change of its sum across the call is exactly the kills this call made,
+ * and oom_kills equals oom_kill.  A record is published when that change
+ * is nonzero: one per oom_kill_process() that killed.
  */
+#include <linux/kernfs.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/oom.h>
+#include <linux/sched.h>
+#include <linux/sched/loadavg.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/vmstat.h>
+#include <trace/events/oom.h>
+
 #include "memscope.h"
+
+static DEFINE_RAW_SPINLOCK(ms_oom_lock);
+static struct ms_event ms_oom_pending;	/* under ms_oom_lock */
+static bool ms_oom_active;		/* inside oom_kill_process() */
+static pid_t ms_oom_victim_tgid;
+
+struct ms_oom_data {
+	unsigned long kills_before;
+};
+
+/* The kernel's oom_kill counter; only oom_kill_process() moves it. */
+static unsigned long ms_oom_kill_events(void)
+{
+	unsigned long sum = 0;
+#ifdef CONFIG_VM_EVENT_COUNTERS
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(vm_event_states, cpu).event[OOM_KILL]);
+#endif
+	return sum;
+}
+
+static void ms_copy_comm(char *dst, const struct task_struct *tsk)
+{
+	/* As get_task_comm() without task_lock: a racing rename shows either. */
+	memcpy(dst, tsk->comm, TASK_COMM_LEN);
+	dst[TASK_COMM_LEN - 1] = '\0';
+}
+
+#ifdef CONFIG_MEMCG
+#define MS_MEMCG_DEPTH 16
+
+/*
+ * Copy a kernfs name that a concurrent rename may free: cgroup v2 allows
+ * renames, and kernfs_rename_lock is a sleeping lock on PREEMPT_RT.  The
+ * nodes themselves are pinned (oc holds the memcg, the memcg its cgroup,
+ * every kernfs node its parent); only the name string is at risk, so read
+ * it without faulting and accept a garbled name in that race.
+ */
+static size_t ms_copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	for (n = 0; n + 1 < len; n++) {
+		char c;
+
+		if (copy_from_kernel_nofault(&c, src + n, 1) || !c)
+			break;
+		dst[n] = c;
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+/* "/a/b" relative to the cgroup root, as cgroup_path() and the OOM report. */
+static void ms_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
+{
+	struct kernfs_node *chain[MS_MEMCG_DEPTH], *kn;
+	int depth = 0;
+	size_t n = 0;
+
+	if (!memcg) {
+		strscpy(buf, "global", len);
+		return;
+	}
+	kn = memcg->css.cgroup->kn;
+	while (kn && kn->parent && depth < MS_MEMCG_DEPTH) {
+		chain[depth++] = kn;
+		kn = kn->parent;
+	}
+	if (kn && kn->parent)	/* deeper than we keep: say so */
+		n = strscpy(buf, "/...", len);
+	while (depth-- && n + 2 < len) {
+		buf[n++] = '/';
+		n += ms_copy_name(buf + n, len - n, chain[depth]->name);
+	}
+	if (!n)
+		strscpy(buf, "/", len);
+	else
+		buf[n] = '\0';
+}
+#else
+static void ms_memcg_path(void *memcg, char *buf, size_t len)
+{
+	strscpy(buf, "global", len);
+}
+#endif /* CONFIG_MEMCG */
+
+static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
+	struct oom_control *oc = (struct oom_control *)ms_arg(regs, 0);
+	struct task_struct *victim = oc->chosen;	/* referenced by oc */
+	struct ms_oom_event *e = &ms_oom_pending.oom;
+	unsigned long flags;
+	int i;
+
+	ms_hit(MS_P_oom_kill);
+	d->kills_before = ms_oom_kill_events();
+
+	raw_spin_lock_irqsave(&ms_oom_lock, flags);
+	memset(&ms_oom_pending, 0, sizeof(ms_oom_pending));
+	ms_oom_pending.type = MS_EV_OOM;
+	e->time_ns = ktime_get_ns();
+	e->trigger_pid = task_pid_nr(current);
+	ms_copy_comm(e->trigger_comm, current);
+	e->victim_pid = task_pid_nr(victim);
+	ms_copy_comm(e->victim_comm, victim);
+	e->pages = oc->totalpages;
+	/* Known only once mark_victim confirms, with the victim locked. */
+	e->anon_rss_kb = -1;
+	e->file_rss_kb = -1;
+	e->shmem_rss_kb = -1;
+	e->oom_score_adj = READ_ONCE(victim->signal->oom_score_adj);
+	e->order = oc->order;
+	e->gfp_mask = (__force unsigned int)oc->gfp_mask;
+	for (i = 0; i < 3; i++)
+		e->avenrun[i] = READ_ONCE(avenrun[i]);
+	ms_memcg_path(oc->memcg, e->memcg, sizeof(e->memcg));
+	ms_oom_victim_tgid = victim->tgid;
+	ms_oom_active = true;
+	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
+	return 0;
+}
+
+static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
+	unsigned long flags, kills;
+	struct ms_event ev;
+
+	raw_spin_lock_irqsave(&ms_oom_lock, flags);
+	ev = ms_oom_pending;
+	ms_oom_active = false;
+	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
+
+#ifdef CONFIG_VM_EVENT_COUNTERS
+	kills = ms_oom_kill_events() - d->kills_before;
+#else
+	kills = ev.oom.confirmed;
+#endif
+	if (!kills)
+		return 0;	/* the victim was already exiting */
+	ms_stat_add(MS_oom_kills, kills);
+	ms_event_emit(&ev);
+	return 0;
+}
+
+#ifdef MS_HAVE_TP_MARK_VICTIM_TASK
+/*
+ * mark_victim(task, uid), 6.9 and backports: mark_oom_victim() runs with
+ * task_lock(task) held or on current, so task->mm is stable here; the RSS
+ * is read exactly as the kernel's "Killed process" line reads it.
+ */
+static void ms_mark_victim(void *data, struct task_struct *task, uid_t uid)
+{
+	struct ms_oom_event *e = &ms_oom_pending.oom;
+	struct mm_struct *mm = task->mm;
+	unsigned long flags;
+
+	ms_hit(MS_P_oom_mark_victim);
+	raw_spin_lock_irqsave(&ms_oom_lock, flags);
+	if (ms_oom_active && !e->confirmed && task->tgid == ms_oom_victim_tgid) {
+		/* The thread that holds the mm, as "Killed process <pid>". */
+		e->victim_pid = task_pid_nr(task);
+		ms_copy_comm(e->victim_comm, task);
+		if (mm) {
+			e->anon_rss_kb = get_mm_counter(mm, MM_ANONPAGES) << (PAGE_SHIFT - 10);
+			e->file_rss_kb = get_mm_counter(mm, MM_FILEPAGES) << (PAGE_SHIFT - 10);
+			e->shmem_rss_kb = get_mm_counter(mm, MM_SHMEMPAGES) << (PAGE_SHIFT - 10);
+		}
+		e->oom_score_adj = READ_ONCE(task->signal->oom_score_adj);
+		e->confirmed = true;
+	}
+	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
+}
+#else
+/* mark_victim(pid) before 6.9: a confirmation, but no safe way to the mm. */
+static void ms_mark_victim(void *data, int pid)
+{
+	struct ms_oom_event *e = &ms_oom_pending.oom;
+	unsigned long flags;
+
+	ms_hit(MS_P_oom_mark_victim);
+	raw_spin_lock_irqsave(&ms_oom_lock, flags);
+	if (ms_oom_active && pid == e->victim_pid)
+		e->confirmed = true;
+	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
+}
+#endif /* MS_HAVE_TP_MARK_VICTIM_TASK */
+
+/* A prototype mismatch with the kernel's own header fails the build. */
+static void __maybe_unused ms_oom_check_protos(void)
+{
+	(void)sizeof(register_trace_mark_victim(ms_mark_victim, NULL));
+}
+
+static const char *const ms_oom_kill_targets[] = { "oom_kill_process", NULL };
+static const char *const ms_mark_victim_targets[] = { "mark_victim", NULL };
+
+static struct ms_probe ms_oom_kill_probe = {
+	.name = "oom_kill",
+	.targets = ms_oom_kill_targets,
+	.kind = MS_KRETPROBE,
+	.entry_handler = ms_oom_kill_entry,
+	.ret_handler = ms_oom_kill_return,
+	.data_size = sizeof(struct ms_oom_data),
+	/* Serialized by oom_lock; a few for kills that sleep on the way out. */
+	.maxactive = 4,
+};
+
+static struct ms_probe ms_mark_victim_probe = {
+	.name = "oom_mark_victim",
+	.targets = ms_mark_victim_targets,
+	.kind = MS_TRACEPOINT,
+	.tp_func = ms_mark_victim,
+};
 
 int ms_oom_init(void)
 {
+	ms_probe_add(&ms_oom_kill_probe, MS_P_oom_kill);
+	ms_probe_add(&ms_mark_victim_probe, MS_P_oom_mark_victim);
 	return 0;
 }

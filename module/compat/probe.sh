@@ -19,4 +19,7 @@ grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vms
 # Compaction begin/end take struct compact_control instead of the pfns.
 grep -sA2 'TRACE_EVENT(mm_compaction_begin' "$ev/compaction.h" |
 	grep -q 'struct compact_control' && echo -DMS_HAVE_TP_COMPACTION_CC
+# mark_victim(int pid) became mark_victim(task, uid) in 6.9 (and in Debian's 6.1).
+grep -sA1 'TRACE_EVENT(mark_victim' "$src/include/trace/events/oom.h" |
+	grep -q 'struct task_struct' && echo -DMS_HAVE_TP_MARK_VICTIM_TASK
 exit 0

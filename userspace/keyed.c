@@ -26,6 +26,54 @@ void ms_keyed_free(struct ms_keyed *k)
 	memset(k, 0, sizeof(*k));
 }
 
+static int sortcol;
+
+/* A row is identified by its key and label: a pid keeps its rows per comm. */
+static int cmp_row_id(const struct ms_krow *x, const struct ms_krow *y)
+{
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : strcmp(x->label, y->label);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return cmp_row_id(*(const struct ms_krow *const *)a, *(const struct ms_krow *const *)b);
+}
+
+static int cmp_row_qsort(const void *a, const void *b)
+{
+	return cmp_row_id(a, b);
+}
+
+/*
+ * Rows that print the same (two files both named "memscope", a pid seen
+ * twice) can't be told apart between snapshots: count them as one.
+ */
+static void merge_duplicates(struct ms_keyed *k)
+{
+	size_t i, w = 0;
+	int j;
+
+	if (k->n < 2)
+		return;
+	qsort(k->rows, k->n, sizeof(*k->rows), cmp_row_qsort);
+	for (i = 1; i < k->n; i++) {
+		struct ms_krow *dst = &k->rows[w], *src = &k->rows[i];
+
+		if (!cmp_row_id(dst, src)) {
+			for (j = 0; j < k->nvals; j++)
+				dst->v[j] = dst->v[j] + src->v[j] < dst->v[j] ?
+					    UINT64_MAX : dst->v[j] + src->v[j];
+			free(src->key);
+			free(src->label);
+		} else {
+			k->rows[++w] = *src;
+		}
+	}
+	k->n = w + 1;
+}
+
 int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 		  const char *const *valcols, int nvals, struct ms_keyed *k)
 {
@@ -76,6 +124,7 @@ int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 		}
 		k->n++;
 	}
+	merge_duplicates(k);
 	if (bad)
 		print_warn("%s/%s: skipped %u row%s with a non-numeric count",
 			   ms_dir(), file, bad, bad == 1 ? "" : "s");
@@ -88,23 +137,13 @@ nomem:
 	return -1;
 }
 
-static int sortcol;
-
-static int cmp_key(const void *a, const void *b)
-{
-	const struct ms_krow *x = *(const struct ms_krow *const *)a;
-	const struct ms_krow *y = *(const struct ms_krow *const *)b;
-
-	return strcmp(x->key, y->key);
-}
-
 static int cmp_val(const void *a, const void *b)
 {
 	const struct ms_krow *x = a, *y = b;
 
 	if (x->v[sortcol] != y->v[sortcol])
 		return x->v[sortcol] < y->v[sortcol] ? 1 : -1;
-	return strcmp(x->key, y->key);
+	return cmp_row_id(x, y);
 }
 
 int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,

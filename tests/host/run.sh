@@ -212,6 +212,13 @@ t "compact INTERVAL COUNT: deltas and histogram" t_delta_compact
 t_delta_hfaults() { st -p 777 hfaults 1 1; rc_is 0 && has_re '^777 +hugeuser +2$'; }
 t "hfaults -p PID INTERVAL COUNT: deltas" t_delta_hfaults
 
+t_dups() { mkdir -p "$T/dups" && cp -r "$FX/basic/." "$T/dups/" &&
+	printf '# file faults major\nmemscope 10 1\nlibc.so.6 3 0\nmemscope 5 0\n' > "$T/dups/faults_by_file" &&
+	printf '# pid comm faults major\n177 memscope 80 4\n177 sh 24 0\n' > "$T/dups/faults_by_pid" &&
+	ms --dir "$T/dups" ffaults; rc_is 0 && count_is 1 "memscope" && has_re '^memscope +15 +1$' &&
+	ms --dir "$T/dups" faults; rc_is 0 && has_re '^177 +memscope +80 +4$' && has_re '^177 +sh +24 +0$'; }
+t "rows that print alike are merged; a pid keeps one row per comm" t_dups
+
 # ------------------------------------------------------------- JSON
 jt() { local name=$1; shift; t "JSON lines: $name" jcheck "$@"; }
 jcheck() { "$@"; rc_is 0 && json_lines; }

@@ -185,6 +185,15 @@ t_top() { MEMSCOPE_TEST_STEPS=1 ms "${S[@]}" top 1 2; rc_is 0 && count_is 2 "mem
 	has_re '^Reclaim +2\.25 ms/s direct' && has "Last OOM kill:" && has_re '^5555 +newproc +30\.0 +0\.0$'; }
 t "top INTERVAL COUNT: plain blocks when not a tty" t_top
 
+if command -v script >/dev/null; then
+	t_top_tty() { (sleep 1; printf q) | timeout 20 script -qc "'$M' --dir '$FX/basic' top 0.2" /dev/null > "$T/out" 2>&1
+		rc=$?; rc_is 0 && grep -q $'\033\\[H\033\\[2J' "$T/out" && has "memscope top - " &&
+		[ "$(tail -c 6 "$T/out" | od -An -c | tr -d ' ')" = '033[?25h' ] || { show; return 1; }; }
+	t "top on a tty: ANSI redraw, q quits and restores the terminal" t_top_tty
+else
+	skip "top on a tty" "script(1) not installed"
+fi
+
 # --------------------------------------------------- interval deltas
 st() { MEMSCOPE_TEST_STEPS=1 ms "${S[@]}" "$@"; }
 t_delta_faults() { st faults 1 3; rc_is 0 &&

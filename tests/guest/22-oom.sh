@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# oomkill: a workload in a memcg without swap grows until the OOM killer
+# kills it.  The record must name it, the test cgroup and the numbers the
+# kernel itself logged, and oom_kills must move with /proc/vmstat oom_kill.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+LIMIT_MB=32 ADJ=500
+CG=/sys/fs/cgroup/mstest-oom
+PAGE=$(getconf PAGESIZE)
+
+cleanup() {
+	[ -n "${evpid:-}" ] && kill "$evpid" 2>/dev/null
+	rmdir $CG 2>/dev/null
+	ms_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+mkdir -p $CG && echo ${LIMIT_MB}M > $CG/memory.max || skip "no memory controller"
+[ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
+
+ms_load
+for p in oom_kill oom_mark_victim; do
+	[ "$(probe_state $p)" = attached ] || fail "$p probe: $(grep "^$p " $D/probes)"
+done
+
+mono_ns() { awk '/^now at/ { print $3; exit }' /proc/timer_list; }
+k0=$(ms_stat oom_kills) v0=$(vmstat oom_kill)
+la0=$(cut -d' ' -f1-3 /proc/loadavg)
+t0=$(mono_ns)
+cat $D/events > /tmp/oom-events &
+evpid=$!
+sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/oom_hog $ADJ 1024" > /tmp/oom-hog.out 2>&1 &
+hog=$!
+wait $hog
+rc=$?
+t1=$(mono_ns)
+la1=$(cut -d' ' -f1-3 /proc/loadavg)
+k1=$(ms_stat oom_kills) v1=$(vmstat oom_kill)
+sleep 1
+kill $evpid; evpid=
+sed 's/^/oom_hog: /' /tmp/oom-hog.out | while read -r l; do diag "$l"; done
+expect_eq "oom_hog exit status (SIGKILL)" $rc 137
+expect_eq "oom_hog pid as it printed it" "$(awk '{ print $2; exit }' /tmp/oom-hog.out)" $hog
+
+expect_eq "oom_kills delta vs vmstat oom_kill delta" $((k1 - k0)) $((v1 - v0))
+expect_eq "oom_kills delta (one workload, killed once)" $((k1 - k0)) 1
+expect_eq "records in oom" "$(grep -c . $D/oom)" 1
+rec=$(tail -n 1 $D/oom)
+# dash's echo would expand the \040 escapes: printf.
+printf '# oom: %s\n' "$rec"
+f() { printf '%s\n' "$rec" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# What the kernel logged about this kill.
+klog=$(dmesg)
+killed=$(echo "$klog" | grep "Killed process $hog " | tail -n 1)
+[ -n "$killed" ] || fail "no 'Killed process $hog' in the kernel log"
+diag "kernel: ${killed#*\] }"
+kv() { echo "$killed" | sed -n "s/.*[ ,]$1:\([0-9-]*\).*/\1/p"; }
+invoked=$(echo "$klog" | grep "invoked oom-killer:" | tail -n 1)
+diag "kernel: ${invoked#*\] }"
+kcomm=$(echo "$invoked" | sed -n 's/^\[[^]]*\] *\(.*\) invoked oom-killer:.*/\1/p')
+kgfp=$(echo "$invoked" | sed -n 's/.*gfp_mask=\(0x[0-9a-f]*\).*/\1/p')
+korder=$(echo "$invoked" | sed -n 's/.*order=\([0-9-]*\).*/\1/p')
+kpid=$(echo "$klog" | grep -A1 "invoked oom-killer:" | tail -n 1 | sed -n 's/.* PID: \([0-9]*\) .*/\1/p')
+kmemcg=$(echo "$klog" | grep "oom-kill:constraint=" | tail -n 1 | sed -n 's/.*oom_memcg=\([^,]*\).*/\1/p')
+
+expect_eq "victim_pid" "$(f victim_pid)" $hog
+expect_eq "victim_pid vs kernel log" "$(f victim_pid)" "$(echo "$killed" | sed -n 's/.*Killed process \([0-9]*\) .*/\1/p')"
+expect_eq "victim_comm" "$(f victim_comm)" oom_hog
+expect_eq "trigger_pid vs kernel log" "$(f trigger_pid)" "$kpid"
+expect_eq "trigger_comm vs kernel log" "$(f trigger_comm)" "$kcomm"
+expect_eq "memcg" "$(f memcg)" /mstest-oom
+expect_eq "memcg vs kernel log" "$(f memcg)" "$kmemcg"
+expect_eq "pages (memory.max, no swap)" "$(f pages)" $((LIMIT_MB * 1024 * 1024 / PAGE))
+expect_eq "order vs kernel log" "$(f order)" "$korder"
+expect_eq "gfp_mask vs kernel log" "$(f gfp_mask)" "$kgfp"
+expect_eq "anon_rss_kb vs kernel log" "$(f anon_rss_kb)" "$(kv anon-rss)"
+expect_eq "file_rss_kb vs kernel log" "$(f file_rss_kb)" "$(kv file-rss)"
+expect_eq "shmem_rss_kb vs kernel log" "$(f shmem_rss_kb)" "$(kv shmem-rss)"
+expect_eq "oom_score_adj (set by oom_hog)" "$(f oom_score_adj)" $ADJ
+expect_eq "oom_score_adj vs kernel log" "$(f oom_score_adj)" "$(kv oom_score_adj)"
+expect_eq "confirmed by mark_victim" "$(f confirmed)" 1
+# The victim's memory is what filled the memcg: most of memory.max is anon.
+expect_ge "anon_rss_kb (most of memory.max)" "$(f anon_rss_kb)" $((LIMIT_MB * 1024 / 2))
+tns=$(f time_ns)
+expect_ge "time_ns after start" "$tns" "$t0"
+expect_ge "time_ns before end" "$t1" "$tns"
+la=$(f loadavg | sed 's/\\040/ /g')
+[ "$la" = "$la0" ] || [ "$la" = "$la1" ] || fail "loadavg: got '$la', want '$la0' or '$la1'"
+diag "loadavg: $la (/proc/loadavg: $la0 .. $la1)"
+[ "$(grep '^oom ' /tmp/oom-events)" = "oom $rec" ] ||
+	fail "events stream: $(grep -c '^oom ' /tmp/oom-events) oom lines, not the record"
+diag "events stream: the same record"
+exit 0

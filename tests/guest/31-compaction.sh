@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# compact: a write to /proc/sys/vm/compact_memory compacts every populated
+# zone (order -1 skips the suitability check), one begin/end pair each.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -w /proc/sys/vm/compact_memory ] || skip "no CONFIG_COMPACTION"
+ms_load
+for p in compaction_begin compaction_end; do
+	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
+done
+
+zones=$(awk '/^Node/ { z = 1 } z && $1 == "present" && $2 > 0 { n++; z = 0 } END { print n + 0 }' /proc/zoneinfo)
+c0=$(ms_stat compaction_count)
+# The shell's own pid writes, so the events can be told apart from kcompactd.
+pid=$(sh -c 'echo $$; echo 1 > /proc/sys/vm/compact_memory')
+c1=$(ms_stat compaction_count)
+diag "compaction_count $c0 -> $c1, populated zones $zones, writer pid $pid"
+expect_ge "compaction_count delta" $((c1 - c0)) "$zones"
+
+mine=$(grep -c " pid=$pid " $D/compaction)
+sed 's/^/# compaction: /' $D/compaction | tail -n 4
+expect_eq "compaction events from pid $pid" "$mine" "$zones"
+ns=$(ms_stat compaction_ns)
+expect_ge "compaction_ns" "$ns" 1
+hcount=$(awk '/^# count/ { print $3 }' $D/hist/compaction_ns)
+expect_eq "hist/compaction_ns count vs compaction_count" "$hcount" "$c1"
+exit 0

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for guest tests (sourced).  Each tests/guest/*.sh is one kselftest
+# style test: it prints diagnostics as "# ..." lines and exits 0 (pass),
+# 1 (fail) or 4 (skip, with the reason as its last "# SKIP ..." line).
+# tests/guest/run.sh runs them inside a vm-run guest and reports TAP.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+REL=$(uname -r)
+KO=$TOP/build/$REL/memscope.ko
+D=/sys/kernel/debug/memscope
+W=$TOP/build/workloads
+CLI=$TOP/userspace/memscope
+
+# printf, not echo: dash's echo would expand the \040 escapes in fields.
+diag() { printf '# %s\n' "$*"; }
+fail() { printf '# FAIL: %s\n' "$*"; exit 1; }
+skip() { printf '# SKIP %s\n' "$*"; exit 4; }
+
+# ms_load [params...]: load the module built for this kernel.
+ms_load() {
+	lsmod | grep -q '^memscope ' && rmmod memscope
+	insmod "$KO" "$@" || fail "insmod $KO $* failed"
+}
+ms_unload() { lsmod | grep -q '^memscope ' && rmmod memscope; }
+# ms_stat KEY: a counter from the stats file.
+ms_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) exit 1 }' $D/stats; }
+# vmstat KEY: a counter from /proc/vmstat (0 if absent).
+vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
+# vmstat_sum PREFIX: the sum of /proc/vmstat counters starting with PREFIX.
+vmstat_sum() { awk -v p="$1" 'index($1, p) == 1 { s += $2 } END { print s + 0 }' /proc/vmstat; }
+# snap FILE: the module's stats and /proc/vmstat read by one process, so
+# that no reader's own page faults fall between the two.
+snap() { cat $D/stats /proc/vmstat > "$1"; }
+# snap_get FILE KEY
+snap_get() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+# kver_ge MAJOR MINOR: the running kernel is at least MAJOR.MINOR.
+kver_ge() {
+	set -- "$1" "$2" $(uname -r | tr '.-' '  ')
+	[ "$3" -gt "$1" ] || { [ "$3" -eq "$1" ] && [ "$4" -ge "$2" ]; }
+}
+# probe_state NAME: the state column of the probes file.
+probe_state() { awk -v n="$1" '$1 == n { print $3 }' $D/probes; }
+# table_col FILE PID COL [COMM]: column COL (1-based, after pid and comm)
+# of FILE's rows for PID (and COMM: a process that execs has a row per name).
+table_col() {
+	awk -v p="$2" -v c="$3" -v n="${4:-}" '!/^#/ && $1 == p && (n == "" || $2 == n) {
+		s += $(2 + c) } END { print s + 0 }' "$D/$1"
+}
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got $2, want $3"
+	diag "$1: $2 (want $3)"
+}
+# expect_within WHAT GOT WANT PERCENT: |got - want| <= want * percent / 100
+expect_within() {
+	awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN {
+		d = g - w; if (d < 0) d = -d
+		exit !(d <= w * p / 100) }' ||
+		fail "$1: got $2, want $3 within $4%"
+	diag "$1: $2 (want $3 +-$4%)"
+}
+# expect_ge WHAT GOT MIN
+expect_ge() {
+	[ "$2" -ge "$3" ] || fail "$1: got $2, want >= $3"
+	diag "$1: $2 (want >= $3)"
+}
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+trap 'ms_unload 2>/dev/null' EXIT

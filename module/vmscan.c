@@ -255,6 +255,11 @@ static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
 		return;
 	if (!READ_ONCE(row->ready)) {
 		row->ptr = fn;
+		/*
+		 * Also the name while the function is certainly loaded: %ps of
+		 * the pointer after its module is gone would print the address.
+		 */
+		snprintf(row->name, sizeof(row->name), "%ps", (void *)fn);
 		smp_store_release(&row->ready, 1);
 	}
 	ms_row_add(row, 0, 1);

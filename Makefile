@@ -7,7 +7,7 @@
 #   make deps                install what building and testing need (apt)
 #   make check               the whole test suite (host and guests)
 #   make demo                boot a guest and show memscope at work
-#   make install / uninstall, dkms-install / dkms-uninstall
+#   make install / uninstall, dkms-install / dkms-uninstall, install-autoload
 
 VERSION := $(shell cat VERSION)
 TOP := $(CURDIR)
@@ -25,7 +25,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all module cli clean deps check check-host check-guest demo install uninstall \
-	dkms-install dkms-uninstall kernels
+	dkms-install dkms-uninstall install-autoload uninstall-autoload kernels
 
 all: module cli
 
@@ -63,19 +63,42 @@ check-host: cli
 demo:
 	scripts/demo
 
+# The release the module is built for: KVER, or the one KDIR's headers were
+# configured for.  Not include/config/kernel.release: Debian's 6.1 headers
+# say 6.1.NNN there, so modules_install would pick the wrong directory.
+KREL = $(or $(KVER),$(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(shell uname -r))
+MODULES_DIR = $(DESTDIR)/lib/modules/$(KREL)
+
+# The module goes to updates/ (searched before the kernel's own modules), so
+# that "modprobe memscope" finds it.  Distribution headers carry no signing
+# key, so signing is off here (DKMS signs with its MOK key instead).  depmod
+# runs only for a live install: a packager's DESTDIR has no module index.
 install: module cli
-	$(MAKE) -C $(KDIR) M=$(MODDIR) modules_install
-	depmod $(if $(KVER),$(KVER),$$(uname -r))
+	$(MAKE) -C $(KDIR) M=$(MODDIR) KERNELRELEASE=$(KREL) INSTALL_MOD_DIR=updates \
+		CONFIG_MODULE_SIG_ALL= \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(if $(DESTDIR),,depmod -a $(KREL))
 	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
-uninstall:
-	rm -f /lib/modules/$(if $(KVER),$(KVER),$$(uname -r))/updates/memscope.ko* \
-	      /lib/modules/$(if $(KVER),$(KVER),$$(uname -r))/extra/memscope.ko*
-	depmod $(if $(KVER),$(KVER),$$(uname -r))
+uninstall: uninstall-autoload
+	rm -f $(MODULES_DIR)/updates/memscope.ko* $(MODULES_DIR)/extra/memscope.ko*
+	$(if $(DESTDIR),,depmod -a $(KREL))
 	$(MAKE) -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+# Load at boot, only when asked for: systemd-modules-load reads the first
+# snippet; the second holds module options (commented out: procfs=1).
+install-autoload:
+	install -D -m 0644 packaging/modules-load.d/memscope.conf \
+		$(DESTDIR)/etc/modules-load.d/memscope.conf
+	install -D -m 0644 packaging/modprobe.d/memscope.conf \
+		$(DESTDIR)/etc/modprobe.d/memscope.conf
+
+uninstall-autoload:
+	rm -f $(DESTDIR)/etc/modules-load.d/memscope.conf $(DESTDIR)/etc/modprobe.d/memscope.conf
 
 dkms-install:
 	scripts/dkms-install $(KVER)
 
 dkms-uninstall:
-	dkms remove memscope/$(VERSION) --all
+	scripts/dkms-uninstall $(KVER)

@@ -8,6 +8,7 @@
 #   make check               the whole test suite (host and guests)
 #   make demo                boot a guest and show memscope at work
 #   make install / uninstall, dkms-install / dkms-uninstall, install-autoload
+#   make deb                 the memscope and memscope-dkms packages (build/deb/)
 
 VERSION := $(shell cat VERSION)
 TOP := $(CURDIR)
@@ -25,7 +26,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all module cli clean deps check check-host check-guest demo install uninstall \
-	dkms-install dkms-uninstall install-autoload uninstall-autoload kernels
+	dkms-install dkms-uninstall install-autoload uninstall-autoload deb kernels
 
 all: module cli
 
@@ -102,3 +103,7 @@ dkms-install:
 
 dkms-uninstall:
 	scripts/dkms-uninstall $(KVER)
+
+# memscope-dkms_<ver>_all.deb and memscope_<ver>_<arch>.deb in build/deb/
+deb:
+	scripts/deb

@@ -22,11 +22,12 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
  *   5 tables * table_size * sizeof(struct ms_row)
  * + (64 + 3 * ring_size) * sizeof(struct ms_event)
  * + cpus * (sizeof(stats) + sizeof(histograms) + sizeof(probe hits))
- * + kretprobe instances (maxactive * (instance + data)).
+ * + kretprobe instances (maxactive * (instance + data))
+ * + begin/end pairing slots (vmscan.c, fixed).
  */
 size_t ms_footprint(void)
 {
-	size_t bytes = ms_tables_bytes() + ms_events_bytes();
+	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes();
 	int i;
 
 	bytes += num_possible_cpus() * (sizeof(struct ms_stats) +

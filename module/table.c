@@ -201,8 +201,11 @@ int ms_table_show(struct seq_file *m, struct ms_table *t)
 
 		if (t->show_pid)
 			seq_printf(m, "%u ", s->pid);
-		if (t->show_ptr) {
-			/* %ps of a module function reads "sym [mod]": escape it. */
+		if (t->show_ptr && !s->name[0]) {
+			/*
+			 * A row whose creator did not resolve the name.  %ps of a
+			 * module function reads "sym [mod]": escape it.
+			 */
 			char sym[KSYM_SYMBOL_LEN];
 
 			snprintf(sym, sizeof(sym), "%ps", (void *)s->ptr);

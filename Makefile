@@ -26,7 +26,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all module cli clean deps check check-host check-guest demo install uninstall \
-	dkms-install dkms-uninstall install-autoload uninstall-autoload deb kernels
+	dkms-install dkms-uninstall install-autoload uninstall-autoload deb kernels bench
 
 all: module cli
 
@@ -63,6 +63,9 @@ check-host: cli
 
 demo:
 	scripts/demo
+
+bench:
+	scripts/bench
 
 # The release the module is built for: KVER, or the one KDIR's headers were
 # configured for.  Not include/config/kernel.release: Debian's 6.1 headers

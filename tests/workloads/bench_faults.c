@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_faults [anon|hugetlb|swapin] [PAGES [ROUNDS [RUNS]]]: the cost of
+ * one page fault.
+ *
+ * anon: each round maps PAGES fresh anonymous pages (MADV_NOHUGEPAGE, so
+ * every touch is one 4K fault), writes one byte per page, and unmaps.
+ * hugetlb: the same with MAP_HUGETLB, PAGES 2M pages (vm.nr_hugepages must
+ * allow them).  swapin: the pages are written, pushed to swap with
+ * MADV_PAGEOUT, then read back: one swap-in fault per page when
+ * vm.page-cluster is 0 (no readahead).  Only the touch loop is timed.  A run is ROUNDS rounds; the line printed per run is
+ * CLOCK_MONOTONIC ns per fault, and the last line is the median run.
+ *
+ * Under scripts/vm-run --icount (QEMU -icount shift=0) guest time advances
+ * one ns per guest instruction, so these are instructions per fault: the
+ * fault itself, the few user instructions of the loop and whatever probes
+ * the kernel runs on the way.
+ *
+ * The minflt delta from getrusage() must equal PAGES * ROUNDS per run, so a
+ * kernel that starts using THP or fault-around here shows up as an error
+ * instead of a silently cheaper number.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+#ifndef MAP_HUGETLB
+#define MAP_HUGETLB 0x40000
+#endif
+
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = "anon";
+	long pages, rounds, runs, page = sysconf(_SC_PAGESIZE), i, r, run;
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	double *per;
+	long sum = 0;
+	int swapin;
+
+	if (argc > 1 && (!strcmp(argv[1], "anon") || !strcmp(argv[1], "hugetlb") ||
+			 !strcmp(argv[1], "swapin"))) {
+		mode = argv[1];
+		argv++;
+		argc--;
+	}
+	if (!strcmp(mode, "hugetlb")) {
+		flags |= MAP_HUGETLB;
+		page = 2 << 20;
+	}
+	pages = argc > 1 ? atol(argv[1]) : 2048;
+	rounds = argc > 2 ? atol(argv[2]) : 4;
+	runs = argc > 3 ? atol(argv[3]) : 5;
+	per = calloc(runs > 0 ? runs : 1, sizeof(*per));
+	swapin = !strcmp(mode, "swapin");
+
+	if (pages <= 0 || rounds <= 0 || runs <= 0 || !per) {
+		fprintf(stderr, "usage: bench_faults [PAGES [ROUNDS [RUNS]]]\n");
+		return 2;
+	}
+	/* The first calls fault in the vDSO data and stack: not ours to count. */
+	now_ns();
+	minflt();
+	for (run = 0; run < runs; run++) {
+		long long ns = 0;
+		long flt = 0;
+
+		for (r = 0; r < rounds; r++) {
+			volatile char *p;
+			long long t0;
+			long f0;
+
+			p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+				 flags, -1, 0);
+			if (p == MAP_FAILED) {
+				perror("mmap");
+				return 1;
+			}
+			if (!(flags & MAP_HUGETLB) &&
+			    madvise((void *)p, pages * page, MADV_NOHUGEPAGE))
+				perror("madvise");
+			if (swapin) {
+				for (i = 0; i < pages; i++)
+					p[i * page] = 1 + i % 251;
+				if (madvise((void *)p, pages * page, MADV_PAGEOUT)) {
+					perror("madvise(MADV_PAGEOUT)");
+					return 1;
+				}
+			}
+			f0 = minflt();
+			t0 = now_ns();
+			if (swapin) {
+					for (i = 0; i < pages; i++)
+					sum += p[i * page];
+			} else {
+				for (i = 0; i < pages; i++)
+					p[i * page] = 1;
+			}
+			ns += now_ns() - t0;
+			flt += minflt() - f0;
+			munmap((void *)p, pages * page);
+		}
+		if (flt != pages * rounds) {
+			fprintf(stderr, "bench_faults: %ld faults, want %ld\n",
+				flt, pages * rounds);
+			return 1;
+		}
+		per[run] = (double)ns / flt;
+		printf("run %ld ns_per_fault %.1f\n", run, per[run]);
+	}
+	qsort(per, runs, sizeof(*per), cmp_double);
+	printf("median ns_per_fault %.1f faults %ld mode %s%s\n", per[runs / 2],
+	       pages * rounds, mode, sum == -1 ? " " : "");
+	return 0;
+}

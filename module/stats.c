@@ -127,7 +127,7 @@ void ms_hist_show(struct seq_file *m, enum ms_hist h)
 	}
 	seq_printf(m, "# count %llu sum %llu\n", count, cur->sum);
 	for (i = first; first >= 0 && i <= last; i++) {
-		char label[48], lo[24], hi[24];
+		char lo[24], hi[24], label[sizeof(lo) + sizeof(hi) + 4];
 		u64 n = cur->bucket[i];
 		unsigned int bar = max ? div64_u64(n * MS_BAR_WIDTH, max) : 0;
 

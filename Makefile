@@ -52,6 +52,24 @@ kernels:
 	@ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's,.*/linux-headers-,,' | \
 		grep -v -- '-rt-' | while read r; do test -e /boot/vmlinuz-$$r && echo $$r; done
 
+# Build the module, W=1, against every prepared kernel tree in KDIRS and
+# print one line per tree; see module/compat/README.  A tree's name is its
+# directory's (its parent's when that is "build", as /lib/modules/R/build).
+compat-check:
+	@test -n "$(KDIRS)" || { echo "Error: no trees given; use make compat-check KDIRS=\"DIR...\"" >&2; exit 2; }
+	@fail=0; for k in $(KDIRS); do \
+		k=$$(cd "$$k" 2>/dev/null && pwd -P) || { echo "$$k: FAIL (no such directory)"; fail=1; continue; }; \
+		n=$$(basename "$$k"); test "$$n" != build || n=$$(basename "$$(dirname "$$k")"); \
+		o=$(TOP)/build/compat/$$n; rm -rf "$$o"; mkdir -p "$$o"; \
+		tar cf - $(MODULE_SOURCES) | tar xf - -C "$$o"; \
+		r=$$(cat "$$k/include/config/kernel.release" 2>/dev/null || echo unprepared); \
+		if $(MAKE) -C "$$k" M="$$o" W=1 KBUILD_MODPOST_WARN=1 modules >"$$o/build.log" 2>&1; then \
+			if grep -q -e 'warning:' -e 'error:' "$$o/build.log"; then s=FAIL; fail=1; else s=ok; fi; \
+		else s=FAIL; fail=1; fi; \
+		printf '%-36s %-24s %s\n' "$$n" "$$r" "$$s"; \
+		test $$s = ok || grep -m5 -e 'warning:' -e 'error:' -e 'Error' "$$o/build.log" | sed 's/^/    /'; \
+	done; exit $$fail
+
 deps:
 	scripts/deps
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel API differences, in one place, so the rest of memscope reads like
- * current mainline.  Feature probes from Kbuild (MS_HAVE_*) win over version
- * checks because distributions backport; each range is half-open and the
- * closing #endif repeats its condition.
+ * current mainline.  Feature probes from Kbuild (MS_HAVE_*, probe.sh) win
+ * over version checks because distributions backport; each shim names the
+ * half-open range [first, last) of mainline releases that need it, and the
+ * closing #endif repeats its condition.  NOTES.md has the prototypes.
  * Copyright (C) 2026 The memscope authors.
  */
 #ifndef _MEMSCOPE_COMPAT_H
@@ -12,32 +13,65 @@
 #include <linux/version.h>
 #include <linux/fs.h>
 #include <linux/proc_fs.h>
+#include <linux/uaccess.h>
+#include <asm/ptrace.h>
 
-/* proc_ops replaced file_operations for procfs in 5.6. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0)
-#define MS_HAVE_PROC_OPS 1
-#endif /* LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0) */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 18, 0)
+#error "memscope needs Linux 4.18 or later"
+#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(4, 18, 0) */
 
-/* pde_data() was PDE_DATA() before 5.17. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0)
+/*
+ * [4.18, 5.17): PDE_DATA() before it was renamed pde_data().  The procfs
+ * front end itself needs struct proc_ops, [5.6, ...), and is left out
+ * without it (MS_HAVE_PROC_OPS; fs.c and events.c test it).
+ */
+#ifndef MS_HAVE_PDE_DATA
 #define pde_data(inode) PDE_DATA(inode)
-#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0) */
+#endif /* !MS_HAVE_PDE_DATA */
 
-/* no_llseek() went away in 6.12: a NULL llseek means "not seekable". */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define ms_no_llseek NULL
-#else
+/*
+ * [6.12, ...): no_llseek() is gone; a NULL llseek means "not seekable".
+ * Debian's 6.1 and mainline 6.8 .. 6.11 already define no_llseek as NULL.
+ */
+#ifdef MS_HAVE_NO_LLSEEK
 #define ms_no_llseek no_llseek
-#endif /* LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) */
+#else
+#define ms_no_llseek NULL
+#endif /* MS_HAVE_NO_LLSEEK */
+
+/*
+ * [4.18, 5.8): probe_kernel_read() before it was renamed.  Same contract:
+ * 0 or -EFAULT, never faults, safe in atomic context.
+ */
+#ifndef MS_HAVE_COPY_FROM_KERNEL_NOFAULT
+static inline long ms_copy_from_kernel_nofault(void *dst, const void *src, size_t size)
+{
+	return probe_kernel_read(dst, src, size);
+}
+#define copy_from_kernel_nofault ms_copy_from_kernel_nofault
+#endif /* !MS_HAVE_COPY_FROM_KERNEL_NOFAULT */
+
+/*
+ * [4.18, 5.16): no folios.  Only probes on folio functions (swap_read_folio
+ * 6.8, zswap_load 6.5) ask for a folio's size, and those functions do not
+ * exist on such kernels, so this is never reached; it keeps swap.c free of
+ * #ifdefs.
+ */
+#ifndef MS_HAVE_FOLIO_NR_PAGES
+struct folio;
+static inline long folio_nr_pages(const struct folio *folio)
+{
+	return 1;
+}
+#endif /* !MS_HAVE_FOLIO_NR_PAGES */
 
 /*
  * The n-th argument of a probed function, from its entry registers.
- * regs_get_kernel_argument() exists on x86 from 4.20 (and the RHEL 8 4.18
- * backport); the fallback is the x86-64 SysV order.
+ * [4.18, 4.20) on x86-64 (RHEL 8 included): no regs_get_kernel_argument(),
+ * so the SysV order by hand.  handle_mm_fault() gained a fourth argument
+ * (regs) in 5.9; the first three stay in the same registers.
  */
-#include <asm/ptrace.h>
-#if defined(CONFIG_X86_64) && LINUX_VERSION_CODE < KERNEL_VERSION(4, 20, 0) && \
-	!defined(MS_HAVE_REGS_GET_KERNEL_ARGUMENT)
+#if defined(CONFIG_X86_64) && !defined(MS_HAVE_REGS_GET_KERNEL_ARGUMENT)
 static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
 {
 	switch (n) {
@@ -52,6 +86,17 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
 }
 #else
 #define ms_arg(regs, n) regs_get_kernel_argument(regs, n)
-#endif /* CONFIG_X86_64 && < 4.20 */
+#endif /* CONFIG_X86_64 && !MS_HAVE_REGS_GET_KERNEL_ARGUMENT */
+
+/*
+ * [6.15, ...): kernfs_node.parent became the RCU pointer __parent.  Every
+ * node pins its parent, so a plain read of either is a stable pointer for
+ * as long as the child is pinned.
+ */
+#ifdef MS_HAVE_KERNFS_RCU_PARENT
+#define ms_kernfs_parent(kn) rcu_dereference_raw((kn)->__parent)
+#else
+#define ms_kernfs_parent(kn) ((kn)->parent)
+#endif /* MS_HAVE_KERNFS_RCU_PARENT */
 
 #endif /* _MEMSCOPE_COMPAT_H */

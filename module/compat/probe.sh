@@ -1,25 +1,48 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Feature probes: grep the target kernel's headers and print -DMS_HAVE_*
-# flags.  Distributions backport interfaces, so a probe beats a version
-# number wherever a header shows the difference.
+# flags.  Distributions backport interfaces (RHEL 8's 4.18 carries dozens
+# of 5.x ones, Debian's 6.1 a 6.9 tracepoint), so a probe beats a version
+# number wherever a header shows the difference.  Only include/ and
+# arch/*/include/ are probed: that is all an installed headers package has.
+# See NOTES.md for the prototypes behind each probe, README for the check.
 # usage: probe.sh SRCTREE OBJTREE
 src=$1
+arch=${SRCARCH:-x86}
 has() { grep -qsE "$2" "$src/$1"; }
 
-has arch/x86/include/asm/ptrace.h 'regs_get_kernel_argument' && echo -DMS_HAVE_REGS_GET_KERNEL_ARGUMENT
-# Tracepoint prototypes that changed (vmscan.c, compaction.c check them at
-# build time against these same headers).
+# Entry arguments of a kprobed function: x86 has the helper from 4.20.
+has arch/$arch/include/asm/ptrace.h 'regs_get_kernel_argument' &&
+	echo -DMS_HAVE_REGS_GET_KERNEL_ARGUMENT
+# procfs takes struct proc_ops from 5.6.
+has include/linux/proc_fs.h 'struct proc_ops \{' && echo -DMS_HAVE_PROC_OPS
+# PDE_DATA() became pde_data() in 5.17.
+has include/linux/proc_fs.h 'pde_data\(' && echo -DMS_HAVE_PDE_DATA
+# no_llseek() is gone from 6.12: a NULL llseek means "not seekable".
+has include/linux/fs.h '[^_]no_llseek' && echo -DMS_HAVE_NO_LLSEEK
+# probe_kernel_read() became copy_from_kernel_nofault() in 5.8.
+has include/linux/uaccess.h 'long copy_from_kernel_nofault\(' &&
+	echo -DMS_HAVE_COPY_FROM_KERNEL_NOFAULT
+# Folios came in 5.16.
+has include/linux/mm.h 'folio_nr_pages\(' && echo -DMS_HAVE_FOLIO_NR_PAGES
+# kernfs_node.parent became the RCU pointer __parent in 6.15.
+has include/linux/kernfs.h 'struct kernfs_node __rcu[[:space:]]+\*__parent' &&
+	echo -DMS_HAVE_KERNFS_RCU_PARENT
+
+# Tracepoint prototypes that changed.  vmscan.c, compaction.c and oom.c
+# check their handlers against these same headers at build time, so a
+# probe that guessed wrong fails the build instead of misreading arguments.
 ev=$src/include/trace/events
 # mm_vmscan_writepage(page) became mm_vmscan_write_folio(folio) in 5.18.
 has include/trace/events/vmscan.h 'TRACE_EVENT\(mm_vmscan_write_folio' && echo -DMS_HAVE_TP_WRITE_FOLIO
 # Reclaim begin events lost may_writepage and classzone_idx in 5.2.
 grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vmscan.h" |
 	grep -q may_writepage && echo -DMS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE
-# Compaction begin/end take struct compact_control instead of the pfns.
+# Compaction begin/end take struct compact_control instead of the pfns
+# from 5.18/5.19.
 grep -sA2 'TRACE_EVENT(mm_compaction_begin' "$ev/compaction.h" |
 	grep -q 'struct compact_control' && echo -DMS_HAVE_TP_COMPACTION_CC
 # mark_victim(int pid) became mark_victim(task, uid) in 6.9 (and in Debian's 6.1).
-grep -sA1 'TRACE_EVENT(mark_victim' "$src/include/trace/events/oom.h" |
+grep -sA1 'TRACE_EVENT(mark_victim' "$ev/oom.h" |
 	grep -q 'struct task_struct' && echo -DMS_HAVE_TP_MARK_VICTIM_TASK
 exit 0

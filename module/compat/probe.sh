@@ -26,7 +26,7 @@ has include/linux/uaccess.h 'long copy_from_kernel_nofault\(' &&
 # Folios came in 5.16.
 has include/linux/mm.h 'folio_nr_pages\(' && echo -DMS_HAVE_FOLIO_NR_PAGES
 # kernfs_node.parent became the RCU pointer __parent in 6.15.
-has include/linux/kernfs.h 'struct kernfs_node __rcu[[:space:]]+\*__parent' &&
+has include/linux/kernfs.h 'struct kernfs_node[[:space:]]+__rcu[[:space:]]*\*__parent' &&
 	echo -DMS_HAVE_KERNFS_RCU_PARENT
 
 # Tracepoint prototypes that changed.  vmscan.c, compaction.c and oom.c

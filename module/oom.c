@@ -110,11 +110,11 @@ static void ms_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
 		return;
 	}
 	kn = memcg->css.cgroup->kn;
-	while (kn && kn->parent && depth < MS_MEMCG_DEPTH) {
+	while (kn && ms_kernfs_parent(kn) && depth < MS_MEMCG_DEPTH) {
 		chain[depth++] = kn;
-		kn = kn->parent;
+		kn = ms_kernfs_parent(kn);
 	}
-	if (kn && kn->parent)	/* deeper than we keep: say so */
+	if (kn && ms_kernfs_parent(kn))	/* deeper than we keep: say so */
 		n = strscpy(buf, "/...", len);
 	while (depth-- && n + 2 < len) {
 		buf[n++] = '/';

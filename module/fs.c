@@ -112,6 +112,9 @@ static ssize_t ms_control_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
+	/* "reset\0junk" is not "reset": a NUL would hide the rest. */
+	if (strlen(buf) != count)
+		return -EINVAL;
 	cmd = strim(buf);
 	arg = strchr(cmd, ' ');
 	if (arg) {

@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Bad input.  2,500 random writes to control (random bytes, random words,
+# near misses and valid commands; tests/workloads/controlfuzz.c holds the
+# model): each fails with EINVAL or has its documented effect, and the
+# module stays consistent.  Then every file is read with 1..7-byte read()s,
+# from offset 0 and from odd offsets (pread), while faults, reclaim and
+# compaction change the data underneath: every line read must match the
+# file's grammar (a torn or garbage line would not).
+. "$(dirname "$0")/lib.sh"
+need_root
+export LC_ALL=C
+
+ms_load
+probes0=$(awk '!/^#/ { print $1, $3 }' $D/probes)
+$W/controlfuzz $D 2000 ${TEST_SEED:-$$} > /tmp/fuzz.out
+rc=$?
+diag "$(cat /tmp/fuzz.out) ($(date +%s) s)"
+[ $rc = 0 ] || fail "control fuzz: $(tail -n 1 /tmp/fuzz.out)"
+set -- $(cat /tmp/fuzz.out)
+expect_ge "writes rejected with EINVAL" "$4" 1000
+expect_ge "valid writes whose effect was checked" "${10}" 100
+
+# Consistent afterwards: probes parse, and the same probes attach again.
+echo "disable all" > $D/control || fail "disable all"
+echo "enable all" > $D/control || fail "enable all"
+for p in $(printf '%s\n' "$probes0" | awk '$2 == "disabled" { print $1 }'); do
+	echo "disable $p" > $D/control || fail "disable $p"
+done
+probes1=$(awk '!/^#/ { print $1, $3 }' $D/probes)
+[ "$probes1" = "$probes0" ] || fail "probe states changed: $probes1"
+diag "probe states after the fuzz and enable all: as at load"
+
+# --- grammar ---------------------------------------------------------------
+F='[!-~]+'		# a field: printable, no white space, escaped
+N='[0-9]+'
+grammar() {	# grammar FILE: the ERE every line of FILE must match
+	case $1 in
+	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N)\$" ;;
+	probes) echo "^(# name target state hits missed|[a-z_0-9]+ $F (attached|disabled|unavailable:[a-z_0-9]+) $N $N)\$" ;;
+	stats) echo "^[a-z_0-9]+ $N\$" ;;
+	faults_by_pid) echo "^(# pid comm faults major|$N $F $N $N)\$" ;;
+	faults_by_file) echo "^(# file faults major|$F $N $N)\$" ;;
+	swapins_by_pid) echo "^(# pid comm swapins|$N $F $N)\$" ;;
+	hugetlb_by_pid) echo "^(# pid comm faults|$N $F $N)\$" ;;
+	shrinkers) echo "^(# shrinker count ns freed|$F $N $N $N)\$" ;;
+	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$F confirmed=[01]\$" ;;
+	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;
+	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=-?$N\$" ;;
+	events) echo "^(lost count=$N|oom time_ns=$N( $F)+|direct_reclaim time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]|compaction time_ns=$N pid=$N comm=$F latency_ns=$N status=-?$N)\$" ;;
+	hist/*) echo "^(# count $N sum $N|\\[[0-9]+\\] +$N \\|@* *\\||\\[$N[KMGTPE]?, ($N[KMGTPE]?|\\.\\.\\.)\\) +$N \\|@* *\\|)\$" ;;
+	*) fail "no grammar for $1" ;;
+	esac
+}
+# check FILE OUTPUT: every line matches, the last ends with a newline.
+check() {
+	re=$(grammar "$1")
+	if grep -Evn "$re" "$2" > /tmp/bad.out; then
+		fail "$1: line not in the grammar: $(head -n 1 /tmp/bad.out | od -c | head -n 3 | tr -s ' ')"
+	fi
+	[ ! -s "$2" ] || [ "$(tail -c 1 "$2" | od -An -c | tr -d ' ')" = '\n' ] ||
+		fail "$1: last line has no newline"
+}
+
+# Data that changes underneath the readers, and content in every file.
+( while :; do
+	$W/memhog 4 > /dev/null
+	echo 1 > /proc/sys/vm/compact_memory 2>/dev/null
+	echo 2 > /proc/sys/vm/drop_caches
+	sleep 0.3
+done ) &
+churn=$!
+trap 'kill $churn 2>/dev/null; ms_unload 2>/dev/null' EXIT
+sleep 2
+
+files=$(cd $D && find . -type f ! -name control ! -name events | sed 's,^\./,,' | sort)
+n=0 lines=0
+for f in $files; do
+	# The file whole, then in 1..7-byte reads, then from odd offsets.
+	cat $D/$f > /tmp/whole.out || fail "read $f"
+	check $f /tmp/whole.out
+	size=$(wc -c < /tmp/whole.out)
+	for seed in 1 2; do
+		$W/readchunks -s $seed $D/$f > /tmp/chunks.out || fail "readchunks $f"
+		check $f /tmp/chunks.out
+		lines=$((lines + $(wc -l < /tmp/chunks.out)))
+		n=$((n + 1))
+	done
+	for off in 1 7 $((size / 2 + 1)) $((size - 1)); do
+		[ "$off" -gt 0 ] || continue
+		$W/readchunks -o $off -s $off $D/$f > /tmp/off.out || fail "pread $f at $off"
+		# The first line is a tail of one; every whole line after it must parse.
+		sed 1d /tmp/off.out > /tmp/rest.out
+		check $f /tmp/rest.out
+		n=$((n + 1))
+	done
+done
+# version does not change: any offset gives exactly the rest of it.
+cat $D/version > /tmp/v.out
+for off in 1 2 5 9 17 31; do
+	$W/readchunks -o $off -s $off $D/version > /tmp/off.out
+	tail -c +$((off + 1)) /tmp/v.out | cmp -s - /tmp/off.out || fail "version at offset $off differs"
+done
+diag "$(date +%s) s: $n tiny-buffer reads of $(echo $files | wc -w) files: $lines lines, all in their grammar"
+
+# The events stream read 1..7 bytes at a time while events arrive.
+timeout 8 $W/readchunks -s 5 $D/events > /tmp/ev.out
+sleep 0.1
+kill $churn; wait $churn 2>/dev/null
+churn=
+[ -s /tmp/ev.out ] || fail "no events streamed while compacting"
+# A killed reader may stop inside a line: drop a last partial one.
+[ "$(tail -c 1 /tmp/ev.out | od -An -c | tr -d ' ')" = '\n' ] || sed -i '$d' /tmp/ev.out
+check events /tmp/ev.out
+diag "events: $(wc -l < /tmp/ev.out) lines read 1..7 bytes at a time, all in the grammar"
+
+# procfs files give the same lines.
+ms_unload
+ms_load procfs=1
+for f in stats probes version; do
+	$W/readchunks -s 7 /proc/memscope/$f > /tmp/p.out || fail "read /proc/memscope/$f"
+	check $f /tmp/p.out
+done
+got=$($W/writefile /proc/memscope/control "reset now")
+expect_eq "procfs control 'reset now'" "$got" EINVAL
+ms_unload
+exit 0

@@ -37,6 +37,7 @@ name=${F##*/}
 bt=$(awk -v f="@[$name]:" '$1 == f { print $2 }' /tmp/bt.out)
 ms=$(awk -v f="$name" '$1 == f { print $2 }' $D/faults_by_file)
 diag "ffaults.bt: ${bt:-none}, memscope: ${ms:-none}"
+[ -n "$bt" ] || { sed 's/^/# bpftrace: /' /tmp/bt.out | tail -n 20; }
 expect_eq "memscope vs ffaults.bt for $name" "${ms:-0}" "${bt:-missing}"
 expect_eq "memscope for $name" "$ms" $M
 exit 0

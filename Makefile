@@ -55,6 +55,7 @@ kernels:
 # Build the module, W=1, against every prepared kernel tree in KDIRS and
 # print one line per tree; see module/compat/README.  A tree's name is its
 # directory's (its parent's when that is "build", as /lib/modules/R/build).
+# Every kernel symbol the module uses must also be exported by that tree.
 compat-check:
 	@test -n "$(KDIRS)" || { echo "Error: no trees given; use make compat-check KDIRS=\"DIR...\"" >&2; exit 2; }
 	@fail=0; for k in $(KDIRS); do \
@@ -64,10 +65,13 @@ compat-check:
 		tar cf - $(MODULE_SOURCES) | tar xf - -C "$$o"; \
 		r=$$(cat "$$k/include/config/kernel.release" 2>/dev/null || echo unprepared); \
 		if $(MAKE) -C "$$k" M="$$o" W=1 KBUILD_MODPOST_WARN=1 modules >"$$o/build.log" 2>&1; then \
-			if grep -q -e 'warning:' -e 'error:' "$$o/build.log"; then s=FAIL; fail=1; else s=ok; fi; \
-		else s=FAIL; fail=1; fi; \
+			if grep -q -e 'warning:' -e 'error:' "$$o/build.log"; then s=FAIL; \
+			elif u=$$(sh module/compat/check-exports.sh "$$o/memscope.ko" "$$k"); then s=ok; \
+			else s="FAIL (not exported: $$u)"; fi; \
+		else s=FAIL; fi; \
+		test "$$s" = ok || fail=1; \
 		printf '%-36s %-24s %s\n' "$$n" "$$r" "$$s"; \
-		test $$s = ok || grep -m5 -e 'warning:' -e 'error:' -e 'Error' "$$o/build.log" | sed 's/^/    /'; \
+		test "$$s" = FAIL && grep -m5 -e 'warning:' -e 'error:' -e 'Error' "$$o/build.log" | sed 's/^/    /'; \
 	done; exit $$fail
 
 deps:

@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every kernel symbol memscope.ko uses must be exported by that kernel:
+# memscope never calls a function through an address it looked up (IBT
+# kernels oops on it), so an unexported one is a bug, found here rather
+# than at modpost or insmod.  A tree prepared with modules_prepare has no
+# Module.symvers, so the exports are then read from its sources.
+# usage: check-exports.sh MODULE.KO KDIR; prints the missing ones, exit 1
+ko=$1 kdir=$2
+exports=$(mktemp) || exit 2
+trap 'rm -f "$exports"' EXIT
+if [ -s "$kdir/Module.symvers" ]; then
+	awk '{ print $2 }' "$kdir/Module.symvers" >"$exports"
+else
+	grep -rhoE --include='*.[chS]' \
+		'EXPORT_(PER_CPU_)?SYMBOL(_GPL)?(_NS)?(_GPL)?\([A-Za-z0-9_]+' "$kdir" |
+		sed 's/.*(//' >"$exports"
+	# kernel/params.c exports these through a ## macro.
+	printf '%s\n' param_ops_bool param_ops_charp param_ops_int param_ops_uint \
+		param_ops_ulong >>"$exports"
+fi
+missing=$(nm -u "$ko" | awk '{ print $2 }' | grep -v '^__x86_indirect_thunk_\|^__x86_return_thunk$' |
+	sort -u | grep -vxFf "$exports" | tr '\n' ' ')
+[ -z "$missing" ] && exit 0
+echo "$missing"
+exit 1

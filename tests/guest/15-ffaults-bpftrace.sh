@@ -15,7 +15,9 @@ trap 'echo $old > $FA; rm -f $F; ms_unload' EXIT
 dd if=/dev/zero of=$F bs=4096 count=$M status=none
 ms_load
 # ffaults.bt from BPF Performance Tools, ch. 7.
-bpftrace -e '
+# bpftrace prints its own "Attaching N probes..." before it attaches, so
+# wait for a marker only BEGIN can print, line-buffered into the file.
+bpftrace -B line -e '
 #include <linux/mm.h>
 kprobe:handle_mm_fault
 {
@@ -23,10 +25,10 @@ kprobe:handle_mm_fault
 	$file = $vma->vm_file->f_path.dentry->d_name.name;
 	@[str($file)] = count();
 }
-BEGIN { printf("Attaching\n"); }' > /tmp/bt.out 2>&1 &
+BEGIN { printf("memscope-bt-ready\n"); }' > /tmp/bt.out 2>&1 &
 btpid=$!
 i=0
-until grep -q Attaching /tmp/bt.out; do
+until grep -qx memscope-bt-ready /tmp/bt.out; do
 	sleep 1; i=$((i + 1))
 	[ $i -lt 240 ] || { cat /tmp/bt.out; fail "bpftrace did not start"; }
 	kill -0 $btpid 2>/dev/null || { sed 's/^/# /' /tmp/bt.out; fail "bpftrace exited"; }

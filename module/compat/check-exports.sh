@@ -15,6 +15,15 @@ else
 	grep -rhoE --include='*.[chS]' \
 		'EXPORT_(PER_CPU_)?SYMBOL(_GPL)?(_NS)?(_GPL)?\([A-Za-z0-9_]+' "$kdir" |
 		sed 's/.*(//' >"$exports"
+	# static_call.h: EXPORT_STATIC_CALL{,_GPL}(f) exports the trampoline
+	# __SCT__f and the key __SCK__f; the _TRAMP variants only __SCT__f
+	# (6.8 exports might_resched and cond_resched that way with
+	# PREEMPT_DYNAMIC, and might_sleep() calls the trampoline).
+	grep -rhoE --include='*.[chS]' \
+		'EXPORT_STATIC_CALL(_TRAMP)?(_GPL)?\([A-Za-z0-9_]+' "$kdir" |
+		sed -n -e 's/^EXPORT_STATIC_CALL_TRAMP\(_GPL\)\{0,1\}(/__SCT__/p' \
+		    -e 's/^EXPORT_STATIC_CALL\(_GPL\)\{0,1\}(\(.*\)/__SCT__\2 __SCK__\2/p' |
+		tr ' ' '\n' >>"$exports"
 	# kernel/params.c exports these through a ## macro.
 	printf '%s\n' param_ops_bool param_ops_charp param_ops_int param_ops_uint \
 		param_ops_ulong >>"$exports"

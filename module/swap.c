@@ -127,6 +127,11 @@ int ms_swap_init(void)
 {
 	/* zswap_load() sleeps on the compressor's mutex: room for sleepers. */
 	ms_zswap_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	if (!IS_ENABLED(CONFIG_SWAP)) {
+		/* No swap-in path at all: say so, not just symbol_not_found. */
+		ms_swapin_probe.unsupported = "config_swap_disabled";
+		ms_zswap_probe.unsupported = "config_swap_disabled";
+	}
 	ms_probe_add(&ms_swapin_probe, MS_P_swapin);
 	ms_probe_add(&ms_zswap_probe, MS_P_swapin_zswap);
 	return 0;

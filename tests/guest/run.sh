@@ -1,14 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs guest tests inside a vm-run guest and prints TAP 13 lines for them.
+# Runs guest tests inside a vm-run guest and prints TAP 13 lines for them,
+# each after a "# NAME: N s" line with its wall time in the guest.
 # usage: run.sh TEST...    (paths to tests/guest/*.sh)
+# Each test gets TEST_TIMEOUT seconds (default 600; vm-run passes TEST_*).
 rel=$(uname -r)
 for t in "$@"; do
 	name=$(basename "$t" .sh)
 	out=/tmp/$name.out
-	timeout 600 sh "$t" > "$out" 2>&1
+	start=$(date +%s)
+	timeout "${TEST_TIMEOUT:-600}" sh "$t" > "$out" 2>&1
 	rc=$?
 	sed 's/^/# /; s/^# # /# /' "$out"
+	echo "# $name: $(($(date +%s) - start)) s"
 	case $rc in
 	0) echo "ok - $name [$rel]" ;;
 	4) echo "ok - $name [$rel] # SKIP $(grep '^# SKIP' "$out" | tail -n 1 | sed 's/^# SKIP //')" ;;

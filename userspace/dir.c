@@ -107,10 +107,27 @@ static bool debugfs_mounted(void)
 	return found;
 }
 
-static void fail_not_loaded(const char *dir)
+static bool module_loaded(void)
 {
-	ms_fail("memscope module not loaded (%s does not exist), load it with `modprobe memscope`, or run `make demo` to try it in a VM",
-		dir);
+	return path_exists(sys_path("/sys/module/memscope"));
+}
+
+/*
+ * Under lockdown (integrity or confidentiality) the kernel refuses a
+ * module it cannot verify, so `modprobe memscope` alone fails with EPERM:
+ * say so, and how to sign it.  Only for the default places: --dir and
+ * MEMSCOPE_DIR name directories that have nothing to do with the module.
+ */
+static void fail_not_loaded(const char *dir, bool default_dir)
+{
+	const char *mode = default_dir ? lockdown_mode() : NULL;
+
+	if (mode)
+		ms_fail("memscope module not loaded (%s does not exist) and the kernel is locked down [%s], which loads only signed modules: install memscope with DKMS, which signs it with its MOK key, enrol the key once (`mokutil --import /var/lib/dkms/mok.pub`, then reboot) and `modprobe memscope`, see docs/install.md",
+			dir, mode);
+	else
+		ms_fail("memscope module not loaded (%s does not exist), load it with `modprobe memscope`, or run `make demo` to try it in a VM",
+			dir);
 }
 
 static void fail_permission(const char *path, int err)
@@ -131,18 +148,21 @@ static void fail_permission(const char *path, int err)
 int ms_locate_dir(const char *cli_dir)
 {
 	const char *dir = cli_dir;
-	const char *debugfs_dir = sys_path(MS_DEBUGFS_DIR);
-	const char *procfs_dir = sys_path(MS_PROCFS_DIR);
+	char debugfs_dir[4096], procfs_dir[4096];
 	const char *mode;
 	char *stats;
 	int err, fd;
+
+	/* Copies: sys_path() reuses its buffers, and more calls follow. */
+	snprintf(debugfs_dir, sizeof(debugfs_dir), "%s", sys_path(MS_DEBUGFS_DIR));
+	snprintf(procfs_dir, sizeof(procfs_dir), "%s", sys_path(MS_PROCFS_DIR));
 
 	if (!dir || !*dir)
 		dir = getenv("MEMSCOPE_DIR");
 	if (dir && *dir) {
 		err = open_dir(dir);
 		if (err == -ENOENT || err == -ENOTDIR) {
-			fail_not_loaded(dir);
+			fail_not_loaded(dir, false);
 			return -1;
 		}
 		if (err == -EACCES || err == -EPERM) {
@@ -180,6 +200,10 @@ int ms_locate_dir(const char *cli_dir)
 	}
 	if (!debugfs_mounted()) {
 		mode = lockdown_mode();
+		if (mode && !module_loaded()) {
+			fail_not_loaded(debugfs_dir, true);
+			return -1;
+		}
 		if (mode)
 			ms_fail("debugfs is not mounted and the kernel is locked down [%s], load the module with `modprobe memscope procfs=1` and memscope reads %s instead",
 				mode, MS_PROCFS_DIR);
@@ -187,12 +211,12 @@ int ms_locate_dir(const char *cli_dir)
 			ms_fail("debugfs is not mounted, mount it with `mount -t debugfs none /sys/kernel/debug`");
 		return -1;
 	}
-	if (path_exists(sys_path("/sys/module/memscope"))) {
+	if (module_loaded()) {
 		ms_fail("the memscope module is loaded but %s is missing, reload it with `rmmod memscope && modprobe memscope`",
 			debugfs_dir);
 		return -1;
 	}
-	fail_not_loaded(debugfs_dir);
+	fail_not_loaded(debugfs_dir, true);
 	return -1;
 }
 

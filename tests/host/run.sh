@@ -305,10 +305,31 @@ t "default dir absent: module not loaded" t_notloaded
 t_nodebugfs() { local r; r=$(sysroot nodebugfs); : > "$r/proc/mounts"; sr "$r" status; rc_is 1 &&
 	has_err 'Error: debugfs is not mounted, mount it with `mount -t debugfs none /sys/kernel/debug`'; }
 t "debugfs not mounted: the mount command" t_nodebugfs
-t_lockdown() { local r; r=$(sysroot lockdown); : > "$r/proc/mounts"
+t_lockdown() { local r; r=$(sysroot lockdown); : > "$r/proc/mounts"; mkdir -p "$r/sys/module/memscope"
 	echo "none [integrity] confidentiality" > "$r/sys/kernel/security/lockdown"; sr "$r" status; rc_is 1 &&
 	has_err "locked down [integrity]" && has_err '`modprobe memscope procfs=1`' && has_err "/proc/memscope"; }
-t "kernel lockdown: suggests procfs=1" t_lockdown
+t "kernel lockdown, module loaded, no debugfs: suggests procfs=1" t_lockdown
+# Lockdown refuses an unsigned module: "modprobe memscope" alone would fail.
+lockdown_unsigned() { has_err "memscope module not loaded ($1/sys/kernel/debug/memscope does not exist)" &&
+	has_err "locked down [$2], which loads only signed modules" &&
+	has_err "mokutil --import /var/lib/dkms/mok.pub" && has_err "docs/install.md"; }
+t_lockdown_notloaded() { local r; r=$(sysroot lockdown-notloaded)
+	echo "none [integrity] confidentiality" > "$r/sys/kernel/security/lockdown"; sr "$r" status; rc_is 1 &&
+	lockdown_unsigned "$r" integrity; }
+t "kernel lockdown, module not loaded: sign it with the DKMS MOK key" t_lockdown_notloaded
+t_lockdown_notloaded_nodebugfs() { local r; r=$(sysroot lockdown-nodebugfs); : > "$r/proc/mounts"
+	echo "none integrity [confidentiality]" > "$r/sys/kernel/security/lockdown"; sr "$r" faults; rc_is 1 &&
+	lockdown_unsigned "$r" confidentiality; }
+t "kernel lockdown, no module, no debugfs: signing first" t_lockdown_notloaded_nodebugfs
+t_lockdown_json() { local r; r=$(sysroot lockdown-json)
+	echo "none [integrity] confidentiality" > "$r/sys/kernel/security/lockdown"; sr "$r" -j status; rc_is 1 &&
+	json_lines && has "locked down [integrity]"; }
+t "kernel lockdown, module not loaded, -j: the error is JSON" t_lockdown_json
+t_lockdown_dir() { local r; r=$(sysroot lockdown-dir)
+	echo "none [integrity] confidentiality" > "$r/sys/kernel/security/lockdown"; sr "$r" --dir "$T/nonexistent" status
+	rc_is 1 && has_err "memscope module not loaded ($T/nonexistent does not exist), load it with" &&
+	! grep -q "locked down" "$T/err"; }
+t "kernel lockdown and a missing --dir: no signing advice" t_lockdown_dir
 t_procfs() { local r; r=$(sysroot procfs); cp -r "$FX/basic" "$r/proc/memscope"; sr "$r" status; rc_is 0 &&
 	has "directory $r/proc/memscope"; }
 t "falls back to /proc/memscope" t_procfs

@@ -18,20 +18,29 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
 
 /*
  * Everything memscope allocates is fixed at load: this is the whole
- * footprint, reported in `version`:
+ * footprint, reported in `version` (the README gives it in numbers):
  *   5 tables * table_size * sizeof(struct ms_row)
  * + (64 + 3 * ring_size) * sizeof(struct ms_event)
- * + cpus * (sizeof(stats) + sizeof(histograms) + sizeof(probe hits))
+ * + cpus * the module's per-CPU section (stats, histograms, probe hits)
  * + kretprobe instances (maxactive * (instance + data))
  * + begin/end pairing slots (vmscan.c, fixed).
+ * The module's own text and data are not in it: lsmod shows those.
  */
 size_t ms_footprint(void)
 {
 	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes();
 	int i;
 
-	bytes += num_possible_cpus() * (sizeof(struct ms_stats) +
-		 sizeof(struct ms_hist_cpu) * MS_NR_HISTS + sizeof(struct ms_probe_cpu));
+	/*
+	 * The loader reserves the whole .data..percpu section per CPU,
+	 * alignment padding included, not just the sum of the variables.
+	 */
+#ifdef CONFIG_SMP
+	bytes += num_possible_cpus() * (size_t)THIS_MODULE->percpu_size;
+#else
+	bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS +
+		 sizeof(struct ms_probe_cpu);
+#endif
 	for (i = 0; i < MS_NR_PROBES; i++) {
 		struct ms_probe *p = ms_probes[i];
 

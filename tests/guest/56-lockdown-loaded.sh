@@ -1,0 +1,60 @@
+#!/bin/sh
+# vm-args: -c 2
+# SPDX-License-Identifier: GPL-2.0
+# Lockdown with memscope loaded: what a host whose memscope is signed (DKMS
+# and an enrolled MOK key) gets.  The guest cannot trust a key of ours, so
+# the module is loaded first and lockdown raised after, which the kernel
+# allows at run time (and never lowers: hence a boot of its own, the
+# vm-args above differ from the default group's only for that).
+# Under integrity and then confidentiality lockdown:
+# - every 0400 debugfs file still reads, and `events` still streams;
+# - control (0200) does not open: EPERM (fs/debugfs/file.c);
+# - procfs=1 serves the same files, control included;
+# - the probes keep counting and the CLI works;
+# - rmmod works, and loading it again is refused with the lockdown reason.
+. "$(dirname "$0")/lib.sh"
+need_root
+PATH=$PATH:/usr/sbin:/sbin
+SEC=/sys/kernel/security
+[ -e $SEC/lockdown ] || mount -t securityfs securityfs $SEC || fail "cannot mount securityfs"
+expect_eq "lockdown at boot" "$(cat $SEC/lockdown)" "[none] integrity confidentiality"
+
+ms_load procfs=1
+files=$(cd $D && find . -type f ! -name control ! -name events | sed 's,^\./,,' | sort)
+for level in integrity confidentiality; do
+	echo $level > $SEC/lockdown || fail "cannot raise lockdown to $level"
+	expect_eq "lockdown" "$(cat $SEC/lockdown)" \
+		"$(echo "none integrity confidentiality" | sed "s/$level/[$level]/")"
+	for dir in $D /proc/memscope; do
+		for f in $files; do
+			cat $dir/$f > /dev/null 2> /tmp/f.err || fail "[$level] read $dir/$f: $(cat /tmp/f.err)"
+		done
+		grep -q '^faults ' $dir/stats || fail "[$level] $dir/stats has no faults line"
+		timeout 2 cat $dir/events > /dev/null 2> /tmp/f.err
+		rc=$?
+		[ $rc = 124 ] || fail "[$level] $dir/events: exit $rc, want a blocked reader (124): $(cat /tmp/f.err)"
+	done
+	expect_eq "[$level] debugfs control" "$($W/writefile $D/control reset)" "open: EPERM"
+	expect_eq "[$level] procfs control" "$($W/writefile /proc/memscope/control reset)" "ok 5"
+	f0=$(ms_stat faults)
+	$W/touch_anon 256 > /dev/null || fail "touch_anon"
+	expect_ge "[$level] faults counted" $(($(ms_stat faults) - f0)) 256
+	$CLI status > /tmp/cli.out 2>&1 || fail "[$level] memscope status: $(cat /tmp/cli.out)"
+	grep -q "^directory $D\$" /tmp/cli.out || fail "[$level] memscope status: $(head -n 2 /tmp/cli.out)"
+	$CLI faults > /tmp/cli.out 2>&1 || fail "[$level] memscope faults: $(cat /tmp/cli.out)"
+	diag "[$level] $(echo $files | wc -w) files read from debugfs and procfs, events blocks, debugfs control EPERM, procfs control works, faults count, memscope status and faults work"
+done
+
+rmmod memscope || fail "rmmod under lockdown"
+n0=$(dmesg | wc -l)
+if insmod "$KO" 2> /tmp/insmod.err; then
+	fail "insmod of an unsigned module succeeded under lockdown"
+fi
+dmesg | tail -n +$((n0 + 1)) | grep -q "Lockdown: insmod: unsigned module loading is restricted" ||
+	fail "no lockdown line in the kernel log for the refused insmod"
+$CLI status > /tmp/cli.out 2>&1
+expect_eq "memscope status exit status, module refused" $? 1
+grep -qF "locked down [confidentiality], which loads only signed modules" /tmp/cli.out ||
+	fail "memscope status: $(cat /tmp/cli.out)"
+diag "after rmmod: insmod refused (EPERM, lockdown in the kernel log), memscope status explains"
+exit 0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Bad input.  2,500 random writes to control (random bytes, random words,
+# Bad input.  2,000 random writes to control (random bytes, random words,
 # near misses and valid commands; tests/workloads/controlfuzz.c holds the
 # model): each fails with EINVAL or has its documented effect, and the
 # module stays consistent.  Then every file is read with 1..7-byte read()s,
@@ -13,9 +13,10 @@ export LC_ALL=C
 
 ms_load
 probes0=$(awk '!/^#/ { print $1, $3 }' $D/probes)
-$W/controlfuzz $D 2000 ${TEST_SEED:-$$} > /tmp/fuzz.out
+seed=${TEST_SEED:-$$}	# TEST_SEED=N replays a run
+$W/controlfuzz $D 2000 $seed > /tmp/fuzz.out
 rc=$?
-diag "$(cat /tmp/fuzz.out) ($(date +%s) s)"
+diag "seed $seed: $(cat /tmp/fuzz.out) ($(date +%s) s)"
 [ $rc = 0 ] || fail "control fuzz: $(tail -n 1 /tmp/fuzz.out)"
 set -- $(cat /tmp/fuzz.out)
 expect_ge "writes rejected with EINVAL" "$4" 1000

@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Bounded memory.  The footprint that `version` prints must equal the
+# README's formula (read from README.md), computed here from the possible
+# CPUs, the table_size and ring_size parameters and the per-CPU section of
+# the .ko (what the module loader reserves per CPU), and the kernel's own
+# /proc/vmallocinfo must show exactly the pages the tables and rings need.
+# Then thousands of distinct short-lived pids (forkmany) and thousands of
+# distinct files (touchmany) go through the faults probe: memory does not
+# move (footprint, vmalloc pages, module size), each table holds exactly
+# table_size rows, and `dropped` is exactly the events the tables could not
+# record: every fault updates a row of faults_by_pid and one of
+# faults_by_file or counts in dropped, so with every other probe detached
+#   dropped = 2 * faults - sum(faults_by_pid) - sum(faults_by_file).
+. "$(dirname "$0")/lib.sh"
+need_root
+PATH=$PATH:/usr/sbin:/sbin
+NPIDS=${TEST_BOUNDED_PIDS:-2000}
+NFILES=${TEST_BOUNDED_FILES:-2000}
+T=256			# table_size for the flood: filled many times over
+MANY=/tmp/bounded-files
+
+# The README's formula, as the README writes it ("560 T + ... + 99552"),
+# over T, R, C (possible CPUs) and P (the .ko's .data..percpu size).
+formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
+[ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
+diag "README: memory_bytes = $formula"
+expr=$(echo "$formula" | sed -E 's/([0-9A-Z]) ([A-Z])/\1*\2/g; s/([0-9]) max/\1*max/g')
+PCPU=$(printf '%d' 0x$(readelf -SW "$KO" | awk '$2 == ".data..percpu" { print $6 }')) ||
+	fail "no .data..percpu section in $KO"
+CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
+	c += n == 2 ? a[2] - a[1] + 1 : 1 } } END { print c }' /sys/devices/system/cpu/possible)
+footprint() {	# footprint TABLE_SIZE RING_SIZE
+	awk -v T=$1 -v R=$2 -v C=$CPUS -v P=$PCPU \
+		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
+}
+pages() { echo $((($1 + 4095) / 4096)); }
+vmalloc_pages() {	# the kernel's count of pages vmalloc()ed by memscope
+	awk '/\[memscope\]/ { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) {
+		sub("pages=", "", $i); n += $i } } END { print n + 0 }' /proc/vmallocinfo
+}
+pow2() { p=1; while [ $p -lt "$1" ]; do p=$((p * 2)); done; echo $p; }
+diag "possible cpus $CPUS, per-CPU section $PCPU bytes"
+
+for tr in "1024 256" "16 16" "3000 1000"; do
+	set -- $tr
+	ms_load table_size=$1 ring_size=$2
+	t=$(pow2 $1)
+	set -- $1 $2 $(sed -n 2p $D/version)
+	expect_eq "version line 2 (table_size=$1 ring_size=$2)" "$3 $5 $6 $7 $8 $9 ${10}" \
+		"memory_bytes cpus $CPUS table_size $t ring_size $2"
+	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint $t $2)"
+	rows=$(pages $((112 * t))) oom=$(pages $((272 * 64))) ring=$(pages $((272 * $2)))
+	expect_eq "vmalloc pages: 5 tables, the oom ring, 3 rings" "$(vmalloc_pages)" \
+		$((5 * rows + oom + 3 * ring))
+	ms_unload
+done
+
+# --- the flood ----------------------------------------------------------
+ms_load table_size=$T
+version0=$(tr "\n" " " < $D/version) vm0=$(vmalloc_pages)
+mod0=$(awk '$1 == "memscope" { print $2 }' /proc/modules)
+echo "disable all" > $D/control || fail "disable all"
+echo reset > $D/control || fail "reset"
+echo "enable faults" > $D/control || fail "enable faults"
+expect_eq "faults probe" "$(probe_state faults)" attached
+
+got=$($W/forkmany $NPIDS 2) || fail "forkmany: $got"
+expect_eq "short-lived children reaped" "$got" $NPIDS
+mkdir -p $MANY
+got=$($W/touchmany $MANY $NFILES) || fail "touchmany: $got"
+expect_eq "distinct files mapped and read" "$got" $NFILES
+echo "disable faults" > $D/control || fail "disable faults"
+
+# Nothing counts from here on: stats and tables are frozen.
+cat $D/stats $D/faults_by_pid $D/faults_by_file > /tmp/flood.out
+rows() { grep -v '^#' $D/$1 | wc -l; }
+sum() { awk -v c=$2 '!/^#/ { s += $c } END { print s + 0 }' $D/$1; }
+F=$(ms_stat faults) dropped=$(ms_stat dropped)
+pid_rows=$(rows faults_by_pid) file_rows=$(rows faults_by_file)
+pid_sum=$(sum faults_by_pid 3) file_sum=$(sum faults_by_file 2)
+diag "faults $F dropped $dropped; faults_by_pid $pid_rows rows, $pid_sum faults; faults_by_file $file_rows rows, $file_sum faults"
+expect_eq "faults_by_pid rows" $pid_rows $T
+expect_eq "faults_by_file rows" $file_rows $T
+expect_eq "dropped = 2 * faults - recorded" $dropped $((2 * F - pid_sum - file_sum))
+# At most T of the children have a row; each of the rest dropped its own
+# 2 page faults at the least, and so did each file without a row.
+expect_ge "dropped faults_by_pid events" $((F - pid_sum)) $((2 * (NPIDS - T)))
+expect_ge "dropped faults_by_file events" $((F - file_sum)) $((NFILES - T))
+
+expect_eq "version after the flood" "$(tr "\n" " " < $D/version)" "$version0"
+expect_eq "vmalloc pages after the flood" "$(vmalloc_pages)" "$vm0"
+expect_eq "module size after the flood" "$(awk '$1 == "memscope" { print $2 }' /proc/modules)" "$mod0"
+
+# reset frees the rows: new keys get rows again, nothing is dropped.
+echo reset > $D/control || fail "reset"
+echo "enable faults" > $D/control || fail "enable faults"
+got=$($W/forkmany 20 2) || fail "forkmany: $got"
+echo "disable faults" > $D/control || fail "disable faults"
+F=$(ms_stat faults)
+expect_eq "dropped after reset" "$(ms_stat dropped)" 0
+expect_eq "faults_by_pid sum after reset" "$(sum faults_by_pid 3)" $F
+expect_ge "faults_by_pid rows after reset" "$(rows faults_by_pid)" 21
+rm -rf $MANY
+ms_unload
+exit 0

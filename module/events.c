@@ -29,6 +29,7 @@
 struct ms_ring {
 	raw_spinlock_t lock;
 	u64 head;			/* sequence number of the next event */
+	u64 start;			/* the first event since the last reset */
 	unsigned int size;
 	struct ms_event *ev;
 };
@@ -69,6 +70,7 @@ static int ms_ring_alloc(struct ms_ring *r, unsigned int size)
 {
 	raw_spin_lock_init(&r->lock);
 	r->head = 0;
+	r->start = 0;
 	r->size = size;
 	r->ev = vzalloc(array_size(size, sizeof(*r->ev)));
 	return r->ev ? 0 : -ENOMEM;
@@ -120,12 +122,16 @@ void ms_events_reset(void)
 	unsigned long flags;
 	int i;
 
-	/* Forget the per-kind history; the stream keeps its sequence. */
+	/*
+	 * Forget the per-kind history: readers show only what came after.
+	 * Sequence numbers never go back, so a slot's seq still tells which
+	 * event it holds.  The stream is not reset.
+	 */
 	for (i = 0; i < MS_NR_EVENT_TYPES; i++) {
 		struct ms_ring *r = &ms_rings[i];
 
 		raw_spin_lock_irqsave(&r->lock, flags);
-		r->head = 0;
+		r->start = r->head;
 		raw_spin_unlock_irqrestore(&r->lock, flags);
 	}
 }
@@ -232,29 +238,38 @@ static int ms_format(char *b, size_t len, const struct ms_event *ev)
 int ms_ring_show(struct seq_file *m, enum ms_event_type type)
 {
 	struct ms_ring *r = &ms_rings[type];
-	struct ms_event *copy;
+	struct ms_event ev;
 	unsigned long flags;
-	u64 head, first, s;
+	u64 head, s;
+	bool live;
 	char *line;
 
-	copy = vmalloc(array_size(r->size, sizeof(*copy)));
 	line = kmalloc(MS_LINE_MAX, GFP_KERNEL);
-	if (!copy || !line) {
-		vfree(copy);
-		kfree(line);
+	if (!line)
 		return -ENOMEM;
-	}
 	raw_spin_lock_irqsave(&r->lock, flags);
 	head = r->head;
-	memcpy(copy, r->ev, array_size(r->size, sizeof(*copy)));
+	s = max(r->start, head > r->size ? head - r->size : 0);
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 
-	first = head > r->size ? head - r->size : 0;
-	for (s = first; s < head; s++) {
-		ms_format(line, MS_LINE_MAX, &copy[s % r->size]);
+	/*
+	 * One event per lock hold.  Probes take this raw lock with interrupts
+	 * off, so its hold time must stay short and must not grow with
+	 * ring_size (on PREEMPT_RT it bounds scheduling latency).  The lines
+	 * are the events of [s, head) still in the ring when the read gets to
+	 * them: a slot that a newer event overwrote, or a reset cleared, in
+	 * the meantime is left out, as it would be by a read a moment later.
+	 */
+	for (; s < head; s++) {
+		raw_spin_lock_irqsave(&r->lock, flags);
+		ev = r->ev[s % r->size];
+		live = ev.seq == s && s >= r->start;
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+		if (!live)
+			continue;
+		ms_format(line, MS_LINE_MAX, &ev);
 		seq_puts(m, line);
 	}
-	vfree(copy);
 	kfree(line);
 	return 0;
 }

@@ -48,8 +48,12 @@ pages=$((MB * 1024 * 1024 / PAGE)) limit=$((LIMIT_MB * 1024 * 1024 / PAGE))
 # At the first read pass at most memory.max is resident: the rest must come
 # back from swap, one pswpin per page.
 expect_ge "pswpin delta (pages that cannot stay resident)" $d_pswpin $((pages - limit))
-expect_eq "swpin_zero delta (no page is zero-filled)" $d_zero 0
-expect_within "swapins delta vs pswpin delta" $d_swapins $d_pswpin 1
+# Its data pages are all nonzero, but a page of its stack or of libc's can
+# be all zero when it goes out: that one comes back as swpin_zero (6.12's
+# zeromap), not pswpin, and swapins counts both (swap.c).
+[ $d_zero -le $((pages / 100)) ] || fail "swpin_zero delta $d_zero: zero-filled data pages?"
+diag "swpin_zero delta: $d_zero (zero-filled pages other than the workload's data)"
+expect_within "swapins delta vs pswpin + swpin_zero delta" $d_swapins $((d_pswpin + d_zero)) 1
 expect_ge "workload pid $pid share of swapins, percent" $((row * 100 / d_swapins)) 90
 expect_ge "workload pid $pid swapins" $row $((pages - limit))
 
@@ -64,7 +68,7 @@ if [ -e /sys/module/zswap/parameters/enabled ] &&
 	echo N > /sys/module/zswap/parameters/enabled
 	diag "zswap: $((h1 - h0)) loads served from memory, pswpin delta $d_pswpin"
 	expect_ge "zswap hits seen" $((h1 - h0)) 1
-	expect_within "swapins delta vs pswpin delta with zswap" $d_swapins $d_pswpin 1
+	expect_within "swapins delta vs pswpin + swpin_zero delta with zswap" $d_swapins $((d_pswpin + d_zero)) 1
 else
 	diag "zswap not available: the zswap exclusion is not exercised"
 fi

@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Stress: 30 load/unload cycles while a fault workload, reclaim and
+# compaction pressure (drop_caches, compact_memory, a memcg over its
+# memory.max swapping to zram) and readers of every file run.  Readers loop
+# open/read/close; a blocked `events` reader pins the module in debugfs
+# cycles (rmmod must fail with EBUSY until it is killed) and is run down by
+# the unload in procfs=1 cycles.  vm-run boots every guest with
+# panic_on_warn=1 oops=panic (checked below), so an oops or WARN fails the
+# run; a hang fails the timeouts below.  At the end no module reference is
+# left: refcount 0, rmmod works, and memscope is gone from /proc/modules.
+#
+# The load is paced, not flat out: under TCG on a shared host a guest that
+# never idles misses its own watchdog, and the cycles are what is tested.
+. "$(dirname "$0")/lib.sh"
+need_root
+PATH=$PATH:/usr/sbin:/sbin
+CYCLES=${TEST_STRESS_CYCLES:-30}
+PARAMS=${TEST_STRESS_PARAMS:-}	# extra insmod parameters, e.g. disable=all
+CG=/sys/fs/cgroup/memscope-stress
+pids= zdev=
+
+# The guarantee "no WARN" rests on this: a WARN must panic the guest.
+expect_eq "panic_on_warn" "$(cat /proc/sys/kernel/panic_on_warn)" 1
+# Under TCG on a loaded host this load can stall a vCPU for 20-40 s in
+# clear_page_erms: QEMU takes its slow path for every byte stored to a page
+# it has translated code from (QEMU's vCPU threads sit in that path during
+# the stalls).  The soft-lockup detector (20 s,
+# softlockup_panic=1) would call that a lockup; 2 minutes still panics, and
+# the timeouts below catch any hang of ours.
+wd0=$(cat /proc/sys/kernel/watchdog_thresh)
+echo 60 > /proc/sys/kernel/watchdog_thresh || fail "cannot set watchdog_thresh"
+
+cleanup() {
+	echo $wd0 > /proc/sys/kernel/watchdog_thresh
+	for p in $pids; do kill $p 2>/dev/null; done
+	wait 2>/dev/null
+	if [ -n "$zdev" ]; then
+		swapoff /dev/$zdev 2>/dev/null
+		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
+	fi
+	rmdir $CG 2>/dev/null
+	ms_unload 2>/dev/null
+}
+trap cleanup EXIT
+bg() { "$@" & pids="$pids $!"; }
+
+# zram swap: a device of our own (hot_add), so earlier tests' zram0 does
+# not matter.
+if modprobe zram 2>/dev/null && [ -e /sys/class/zram-control/hot_add ]; then
+	zdev=zram$(cat /sys/class/zram-control/hot_add)
+	echo 128M > /sys/block/$zdev/disksize && mkswap /dev/$zdev > /dev/null &&
+		swapon /dev/$zdev || fail "zram swap on $zdev"
+	diag "swap on /dev/$zdev"
+else
+	fail "no zram"
+fi
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+mkdir -p $CG && echo 8M > $CG/memory.max || fail "no memcg with memory.max"
+
+# The load: faults, a memcg over its limit (reclaim, swap-out to zram),
+# drop_caches and compaction.
+# drop_caches=3 frees the page cache of every program that runs here, and
+# TCG is slow to zero pages it has run code from: every 20 s is enough.
+bg sh -c "while :; do $W/memhog 4 > /dev/null; sleep 1; done"
+bg sh -c "echo \$\$ > $CG/cgroup.procs; while :; do $W/memhog 16 > /dev/null; sleep 3; done"
+bg sh -c 'while :; do echo 3 > /proc/sys/vm/drop_caches;
+	echo 1 > /proc/sys/vm/compact_memory 2>/dev/null; sleep 20; done'
+# Readers of every file, debugfs and procfs, opening and closing in a loop
+# (one cat opens, reads and closes each file in turn); each also holds
+# `events` open for a moment.
+files="version probes stats faults_by_pid faults_by_file swapins_by_pid
+	hugetlb_by_pid shrinkers oom direct_reclaim compaction
+	hist/fault_latency_ns hist/direct_reclaim_ns hist/memcg_reclaim_ns
+	hist/shrink_slab_ns hist/compaction_ns"
+for dir in $D /proc/memscope; do
+	paths=$(for f in $files; do printf '%s/%s ' $dir $f; done)
+	bg sh -c "while :; do cat $paths > /dev/null 2>&1;
+		timeout 0.2 cat $dir/events > /dev/null 2>&1; sleep 1; done"
+done
+bg sh -c "while :; do $W/readchunks -s 3 $D/stats > /dev/null 2>&1; sleep 2; done"
+
+# until_unloaded SECONDS: retry rmmod while readers hold files open.
+until_unloaded() {
+	t=0
+	while ! rmmod memscope 2>/dev/null; do
+		t=$((t + 1))
+		[ $t -le $(($1 * 20)) ] || fail "cycle $i: rmmod still failing after $1 s: $(rmmod memscope 2>&1)"
+		sleep 0.05
+	done
+	tries=$((tries + t))
+}
+# has_open PID NAME: process PID has a file NAME open.  Waits up to 30 s,
+# so that the refusal tested below is the blocked reader's doing.
+has_open() {
+	t=0
+	until ls -l /proc/$1/fd 2>/dev/null | grep -q "$2\$"; do
+		kill -0 $1 2>/dev/null || fail "cycle $i: reader of $2 exited: $(cat /tmp/reader.err)"
+		t=$((t + 1))
+		[ $t -le 300 ] || fail "cycle $i: reader did not open $2 in 30 s"
+		sleep 0.1
+	done
+}
+
+start=$(date +%s) tries=0 busy=0 rundown=0 slowest=0 times=
+i=0
+while [ $i -lt $CYCLES ]; do
+	i=$((i + 1))
+	c0=$(date +%s)
+	if [ $((i % 3)) = 0 ]; then
+		insmod "$KO" procfs=1 $PARAMS || fail "cycle $i: insmod procfs=1"
+		cat /proc/memscope/events > /dev/null 2>/tmp/reader.err &
+		blocked=$!
+		has_open $blocked /proc/memscope/events
+		until_unloaded 30
+		# remove_proc_entry() ran the blocked reader down.
+		t=0
+		while kill -0 $blocked 2>/dev/null; do
+			t=$((t + 1))
+			[ $t -le 100 ] || fail "cycle $i: /proc/memscope/events reader still blocked after unload"
+			sleep 0.1
+		done
+		wait $blocked
+		rundown=$((rundown + 1))
+	else
+		insmod "$KO" $PARAMS || fail "cycle $i: insmod"
+		cat $D/events > /dev/null 2>/tmp/reader.err &
+		blocked=$!
+		has_open $blocked $D/events
+		# The blocked reader holds a module reference: rmmod must refuse.
+		if rmmod memscope 2>/tmp/rmmod.err; then
+			fail "cycle $i: rmmod succeeded under a blocked events reader"
+		fi
+		grep -qi 'in use\|busy' /tmp/rmmod.err || fail "cycle $i: rmmod: $(cat /tmp/rmmod.err)"
+		busy=$((busy + 1))
+		# Meanwhile the module counts faults (at the least, sleep's own),
+		# unless PARAMS detached the faults probe.
+		f0=$(ms_stat faults) || fail "cycle $i: stats unreadable"
+		sleep 0.2
+		f1=$(ms_stat faults)
+		[ "$f1" -gt "$f0" ] || { [ -n "$PARAMS" ] && [ "$(probe_state faults)" != attached ]; } ||
+			fail "cycle $i: faults did not move ($f0 -> $f1)"
+		kill $blocked; wait $blocked 2>/dev/null
+		until_unloaded 30
+	fi
+	c=$(($(date +%s) - c0))
+	[ $c -le $slowest ] || slowest=$c
+	times="$times $c"
+done
+elapsed=$(($(date +%s) - start))
+diag "$CYCLES cycles in ${elapsed}s (slowest ${slowest}s): $busy refused under a blocked debugfs reader, $rundown ran a procfs reader down, $tries rmmod retries"
+diag "seconds per cycle:$times"
+diag "memcg: $(grep -E '^(max|oom_kill) ' $CG/memory.events | tr '\n' ' ')swap: $(awk 'NR > 1 { print $1, $4 }' /proc/swaps | tr '\n' ' ')"
+expect_eq "cycles" $i $CYCLES
+expect_eq "cycles refused under a blocked debugfs reader" $busy $((CYCLES - CYCLES / 3))
+expect_eq "cycles that ran a procfs reader down" $rundown $((CYCLES / 3))
+expect_ge "memcg limit hits" "$(awk '$1 == "max" { print $2 }' $CG/memory.events)" 1
+
+for p in $pids; do kill $p 2>/dev/null; done
+wait 2>/dev/null
+pids=
+# No leaked reference: a fresh load has refcount 0, and unloads at once.
+insmod "$KO" || fail "final insmod"
+ref=$(awk '$1 == "memscope" { print $3 }' /proc/modules)
+expect_eq "module refcount with no reader" "$ref" 0
+rmmod memscope || fail "final rmmod"
+grep -q '^memscope ' /proc/modules && fail "memscope still in /proc/modules"
+[ -e $D ] && fail "$D left behind"
+[ -e /proc/memscope ] && fail "/proc/memscope left behind"
+diag "final: refcount 0, unloaded, nothing left in /proc/modules, debugfs or procfs"
+exit 0

@@ -6,6 +6,7 @@
 #   make W=1                 extra warnings, passed through to Kbuild
 #   make deps                install what building and testing need (apt)
 #   make check               the whole test suite (host and guests)
+#   make check-debug         the guest suite on a KASAN/kmemleak/lockdep 6.1 kernel
 #   make demo                boot a guest and show memscope at work
 #   make install / uninstall, dkms-install / dkms-uninstall, install-autoload
 #   make deb                 the memscope and memscope-dkms packages (build/deb/)
@@ -26,7 +27,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all module cli clean deps check check-host check-guest demo install uninstall \
-	dkms-install dkms-uninstall install-autoload uninstall-autoload deb kernels bench
+	dkms-install dkms-uninstall install-autoload uninstall-autoload deb kernels rt-kernels bench \
+	check-debug
 
 all: module cli
 
@@ -47,10 +49,15 @@ clean:
 	rm -rf build/*/ 2>/dev/null; true
 
 # The Debian kernels the guest suite runs on.  Every non-RT kernel with
-# headers installed is tested.
+# headers installed is tested; so is every PREEMPT_RT one (rt-kernels),
+# with tests/run-all's RT_TESTS.
 kernels:
 	@ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's,.*/linux-headers-,,' | \
 		grep -v -- '-rt-' | while read r; do test -e /boot/vmlinuz-$$r && echo $$r; done
+
+rt-kernels:
+	@ls -d /usr/src/linux-headers-*-rt-amd64 2>/dev/null | sed 's,.*/linux-headers-,,' | \
+		while read r; do test -e /boot/vmlinuz-$$r && echo $$r; done
 
 # Build the module, W=1, against every prepared kernel tree in KDIRS and
 # print one line per tree; see module/compat/README.  A tree's name is its
@@ -86,6 +93,13 @@ deps:
 
 check:
 	tests/run-all
+
+# Builds a 6.1 kernel with KASAN, kmemleak and lockdep from Debian's
+# linux-source-6.1 (cached in build/debug-kernel/, 20-40 min the first
+# time), installs it for vm-run and runs the guest suite on it; not part of
+# check (see README, Testing).
+check-debug:
+	scripts/check-debug
 
 check-host: cli
 	tests/host/run.sh

@@ -16,6 +16,7 @@
 #include <linux/irq_work.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
+#include <linux/sched.h>
 #include <linux/sched/loadavg.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -265,10 +266,14 @@ int ms_ring_show(struct seq_file *m, enum ms_event_type type)
 		ev = r->ev[s % r->size];
 		live = ev.seq == s && s >= r->start;
 		raw_spin_unlock_irqrestore(&r->lock, flags);
-		if (!live)
-			continue;
-		ms_format(line, MS_LINE_MAX, &ev);
-		seq_puts(m, line);
+		if (live) {
+			ms_format(line, MS_LINE_MAX, &ev);
+			seq_puts(m, line);
+			/* seq_file retries with a bigger buffer: stop here. */
+			if (seq_has_overflowed(m))
+				break;
+		}
+		cond_resched();
 	}
 	kfree(line);
 	return 0;

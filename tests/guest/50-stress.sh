@@ -31,10 +31,24 @@ expect_eq "panic_on_warn" "$(cat /proc/sys/kernel/panic_on_warn)" 1
 wd0=$(cat /proc/sys/kernel/watchdog_thresh)
 echo 60 > /proc/sys/kernel/watchdog_thresh || fail "cannot set watchdog_thresh"
 
+# Each load loop runs in a session of its own (bg), so that stopping it
+# stops the memhog, cat or readchunks it is running too: one left behind
+# could pin the cgroup, or open a file of the final load below.
+stop_load() {
+	[ -n "$pids" ] || return 0
+	for p in $pids; do kill -- -$p 2>/dev/null; done
+	wait 2>/dev/null
+	t=0
+	while pgrep -s "$(echo $pids | tr ' ' ,)" > /dev/null; do
+		t=$((t + 1))
+		[ $t -le 300 ] || { pids=; fail "load processes still running 30 s after SIGTERM"; }
+		sleep 0.1
+	done
+	pids=
+}
 cleanup() {
 	echo $wd0 > /proc/sys/kernel/watchdog_thresh
-	for p in $pids; do kill $p 2>/dev/null; done
-	wait 2>/dev/null
+	stop_load
 	if [ -n "$zdev" ]; then
 		swapoff /dev/$zdev 2>/dev/null
 		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
@@ -43,7 +57,7 @@ cleanup() {
 	ms_unload 2>/dev/null
 }
 trap cleanup EXIT
-bg() { "$@" & pids="$pids $!"; }
+bg() { setsid "$@" & pids="$pids $!"; }
 
 # zram swap: a device of our own (hot_add), so earlier tests' zram0 does
 # not matter.
@@ -156,9 +170,7 @@ expect_eq "cycles refused under a blocked debugfs reader" $busy $((CYCLES - CYCL
 expect_eq "cycles that ran a procfs reader down" $rundown $((CYCLES / 3))
 expect_ge "memcg limit hits" "$(awk '$1 == "max" { print $2 }' $CG/memory.events)" 1
 
-for p in $pids; do kill $p 2>/dev/null; done
-wait 2>/dev/null
-pids=
+stop_load
 # No leaked reference: a fresh load has refcount 0, and unloads at once.
 insmod "$KO" || fail "final insmod"
 ref=$(awk '$1 == "memscope" { print $3 }' /proc/modules)

@@ -26,7 +26,7 @@ formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
 expr=$(echo "$formula" | sed -E 's/([0-9A-Z]) ([A-Z])/\1*\2/g; s/([0-9]) max/\1*max/g')
-PCPU=$(printf '%d' 0x$(readelf -SW "$KO" | awk '$2 == ".data..percpu" { print $6 }')) ||
+PCPU=$(printf '%d' 0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')) ||
 	fail "no .data..percpu section in $KO"
 CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 	c += n == 2 ? a[2] - a[1] + 1 : 1 } } END { print c }' /sys/devices/system/cpu/possible)

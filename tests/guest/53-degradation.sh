@@ -61,6 +61,9 @@ EOF
 	diag "$probe overridden, the others counted: $(awk -v l=" $(echo $counted) " -v p=$probe '
 		NR == FNR { h[$1] = $2; next }
 		$1 != p && index(l, " " $1 " ") { printf "%s +%d ", $1, $2 - h[$1] }' /tmp/hits0 /tmp/hits1)"
+	# The overridden probe itself never ran.
+	expect_eq "$probe still counts nothing after the workload" \
+		"$(awk -v p=$probe '$1 == p' $D/probes)" "$probe $bogus unavailable:$reason 0 0"
 	case $probe in
 	faults) expect_eq "faults counted with the faults probe unavailable" "$(ms_stat faults)" 0 ;;
 	compaction_begin) expect_eq "compactions timed without a begin" "$(ms_stat compaction_count)" 0 ;;

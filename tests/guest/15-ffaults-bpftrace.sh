@@ -11,7 +11,8 @@ F=/tmp/memscope-bt-$$.dat
 FA=/sys/kernel/debug/fault_around_bytes
 old=$(cat $FA)
 echo 4096 > $FA
-trap 'echo $old > $FA; rm -f $F; ms_unload' EXIT
+btpid=
+trap '[ -n "$btpid" ] && kill -9 $btpid 2>/dev/null; echo $old > $FA; rm -f $F; ms_unload' EXIT
 dd if=/dev/zero of=$F bs=4096 count=$M status=none
 ms_load
 # ffaults.bt from BPF Performance Tools, ch. 7.
@@ -33,8 +34,17 @@ until grep -qx memscope-bt-ready /tmp/bt.out; do
 	[ $i -lt 240 ] || { cat /tmp/bt.out; fail "bpftrace did not start"; }
 	kill -0 $btpid 2>/dev/null || { sed 's/^/# /' /tmp/bt.out; fail "bpftrace exited"; }
 done
+diag "bpftrace ready after $i s"
 $W/touch_file $F | sed 's/^/# /'
-kill -INT $btpid; wait $btpid
+# bpftrace prints its maps and exits on SIGINT; say so if it does not.
+kill -INT $btpid
+i=0
+while kill -0 $btpid 2>/dev/null; do
+	sleep 1; i=$((i + 1))
+	[ $i -lt 240 ] || { sed 's/^/# bpftrace: /' /tmp/bt.out | tail -n 20; fail "bpftrace still running 240 s after SIGINT"; }
+done
+wait $btpid
+diag "bpftrace exited $i s after SIGINT"
 name=${F##*/}
 bt=$(awk -v f="@[$name]:" '$1 == f { print $2 }' /tmp/bt.out)
 ms=$(awk -v f="$name" '$1 == f { print $2 }' $D/faults_by_file)

@@ -15,9 +15,12 @@ btpid=
 trap '[ -n "$btpid" ] && kill -9 $btpid 2>/dev/null; echo $old > $FA; rm -f $F; ms_unload' EXIT
 dd if=/dev/zero of=$F bs=4096 count=$M status=none
 ms_load
-# ffaults.bt from BPF Performance Tools, ch. 7.
+# ffaults.bt from BPF Performance Tools, ch. 7, plus two lines of our own.
 # bpftrace prints its own "Attaching N probes..." before it attaches, so
-# wait for a marker only BEGIN can print, line-buffered into the file.
+# wait for a marker only BEGIN can print, line-buffered into the file.  And
+# the script ends itself, printing its map, when the workload exits: on 6.1
+# bpftrace sometimes did not act on SIGINT for minutes, so a signal is
+# only the fallback.
 bpftrace -B line -e '
 #include <linux/mm.h>
 kprobe:handle_mm_fault
@@ -26,25 +29,51 @@ kprobe:handle_mm_fault
 	$file = $vma->vm_file->f_path.dentry->d_name.name;
 	@[str($file)] = count();
 }
-BEGIN { printf("memscope-bt-ready\n"); }' > /tmp/bt.out 2>&1 &
+BEGIN { printf("memscope-bt-ready\n"); }
+tracepoint:sched:sched_process_exit /comm == "touch_file"/ { exit(); }' > /tmp/bt.out 2>&1 &
 btpid=$!
+# running PID: PID has not exited (a zombie not yet waited for has).
+running() {
+	st=$(sed 's/^.*) //' /proc/$1/stat 2>/dev/null | cut -d' ' -f1)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+# bt_state: what bpftrace's threads are doing, for the log.
+bt_state() {
+	grep -E '^(State|SigBlk|SigIgn|SigCgt):' /proc/$btpid/status 2>/dev/null | tr '\t' ' ' | sed 's/^/#   /'
+	for t in /proc/$btpid/task/*; do
+		echo "#   thread ${t##*/}: $(cut -d' ' -f3 $t/stat 2>/dev/null) in $(cat $t/wchan 2>/dev/null)"
+	done
+}
 i=0
 until grep -qx memscope-bt-ready /tmp/bt.out; do
 	sleep 1; i=$((i + 1))
 	[ $i -lt 240 ] || { cat /tmp/bt.out; fail "bpftrace did not start"; }
-	kill -0 $btpid 2>/dev/null || { sed 's/^/# /' /tmp/bt.out; fail "bpftrace exited"; }
+	running $btpid || { sed 's/^/# /' /tmp/bt.out; fail "bpftrace exited"; }
 done
 diag "bpftrace ready after $i s"
 $W/touch_file $F | sed 's/^/# /'
-# bpftrace prints its maps and exits on SIGINT; say so if it does not.
-kill -INT $btpid
-i=0
-while kill -0 $btpid 2>/dev/null; do
-	sleep 1; i=$((i + 1))
-	[ $i -lt 240 ] || { sed 's/^/# bpftrace: /' /tmp/bt.out | tail -n 20; fail "bpftrace still running 240 s after SIGINT"; }
-done
+# wait_bt SECONDS: until bpftrace has exited, at most SECONDS.
+wait_bt() {
+	i=0
+	while running $btpid; do
+		[ $i -lt $1 ] || return 1
+		sleep 1; i=$((i + 1))
+	done
+}
+how="by itself when touch_file exited"
+if ! wait_bt 120; then
+	diag "bpftrace still running 120 s after touch_file exited:"; bt_state
+	kill -INT $btpid; how="on SIGINT"
+	if ! wait_bt 60; then
+		diag "bpftrace still running 60 s after SIGINT:"; bt_state
+		kill -TERM $btpid; how="on SIGTERM"
+		wait_bt 60 || { sed 's/^/# bpftrace: /' /tmp/bt.out | tail -n 20; bt_state
+			fail "bpftrace still running 60 s after SIGTERM"; }
+	fi
+fi
 wait $btpid
-diag "bpftrace exited $i s after SIGINT"
+btpid=
+diag "bpftrace exited $how, $i s later"
 name=${F##*/}
 bt=$(awk -v f="@[$name]:" '$1 == f { print $2 }' /tmp/bt.out)
 ms=$(awk -v f="$name" '$1 == f { print $2 }' $D/faults_by_file)

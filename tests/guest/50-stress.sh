@@ -1,4 +1,5 @@
 #!/bin/sh
+# vm-args: -c 1
 # SPDX-License-Identifier: GPL-2.0
 # Stress: 30 load/unload cycles while a fault workload, reclaim and
 # compaction pressure (drop_caches, compact_memory, a memcg over its
@@ -12,6 +13,19 @@
 #
 # The load is paced, not flat out: under TCG on a shared host a guest that
 # never idles misses its own watchdog, and the cycles are what is tested.
+#
+# One vCPU (vm-args above).  Each load and unload flips the static keys of
+# memscope's tracepoints and arms or disarms its kprobes: the kernel
+# patches its text with text_poke_bp (int3, then the bytes, then an IPI
+# to sync every CPU).  On a 2-vCPU QEMU TCG guest, 30 cycles under load
+# once ended in "Oops: int3" at a tracepoint's static-branch site
+# (do_shrink_slab on 6.12, while memscope loaded): the other vCPU ran the
+# transient int3 after the patching was done.  The same oops hit a 6.12
+# boot with no module loaded at all, so we put it down to TCG's handling of
+# cross-modifying code, not the kernel.  With one vCPU the patching and the
+# execution are in program order; preemption
+# and interrupts still interleave the load, the readers and the module's
+# load and unload.  Every other guest test runs on two vCPUs.
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin

@@ -1,5 +1,6 @@
 #!/bin/sh
 # vm-args: -c 1
+# test-timeout: 1800
 # SPDX-License-Identifier: GPL-2.0
 # Stress: 30 load/unload cycles while a fault workload, reclaim and
 # compaction pressure (drop_caches, compact_memory, a memcg over its

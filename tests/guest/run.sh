@@ -3,13 +3,18 @@
 # Runs guest tests inside a vm-run guest and prints TAP 13 lines for them,
 # each after a "# NAME: N s" line with its wall time in the guest.
 # usage: run.sh TEST...    (paths to tests/guest/*.sh)
-# Each test gets TEST_TIMEOUT seconds (default 600; vm-run passes TEST_*).
+# Each test gets TEST_TIMEOUT seconds (default 600; vm-run passes TEST_*),
+# or the more its "# test-timeout:" line asks for.
 rel=$(uname -r)
 for t in "$@"; do
 	name=$(basename "$t" .sh)
 	out=/tmp/$name.out
 	start=$(date +%s)
-	timeout "${TEST_TIMEOUT:-600}" sh "$t" > "$out" 2>&1
+	# A test may ask for more with a "# test-timeout: SECONDS" line.
+	lim=${TEST_TIMEOUT:-600}
+	want=$(sed -n 's/^# test-timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
+	[ -n "$want" ] && [ "$want" -gt "$lim" ] && lim=$want
+	timeout "$lim" sh "$t" > "$out" 2>&1
 	rc=$?
 	sed 's/^/# /; s/^# # /# /' "$out"
 	echo "# $name: $(($(date +%s) - start)) s"

@@ -19,9 +19,10 @@
 # memscope's tracepoints and arms or disarms its kprobes: the kernel
 # patches its text with text_poke_bp (int3, then the bytes, then an IPI
 # to sync every CPU).  On a 2-vCPU QEMU TCG guest, 30 cycles under load
-# once ended in "Oops: int3" at a tracepoint's static-branch site
-# (do_shrink_slab on 6.12, while memscope loaded): the other vCPU ran the
-# transient int3 after the patching was done.  The same oops hit a 6.12
+# twice ended in "Oops: int3" where the kernel had just patched its text:
+# a tracepoint's static branch (do_shrink_slab on 6.12, memscope loading)
+# and memscope's kprobe (handle_mm_fault+0x5 on 6.12-rt): a vCPU ran a
+# transient int3 that the kernel no longer knew about.  The same oops hit a 6.12
 # boot with no module loaded at all, so we put it down to TCG's handling of
 # cross-modifying code, not the kernel.  With one vCPU the patching and the
 # execution are in program order; preemption

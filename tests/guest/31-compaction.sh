@@ -25,4 +25,14 @@ ns=$(ms_stat compaction_ns)
 expect_ge "compaction_ns" "$ns" 1
 hcount=$(awk '/^# count/ { print $3 }' $D/hist/compaction_ns)
 expect_eq "hist/compaction_ns count vs compaction_count" "$hcount" "$c1"
+
+# reset: the ring shows only what came after it (events.c keeps the
+# sequence and moves the ring's start): none of the earlier writer's
+# events, exactly the next writer's.
+echo reset > $D/control || fail "reset"
+# kcompactd may compact on its own meanwhile: judge by the writers' pids.
+expect_eq "events from pid $pid right after reset" "$(grep -c " pid=$pid " $D/compaction)" 0
+pid2=$(sh -c 'echo $$; echo 1 > /proc/sys/vm/compact_memory')
+expect_eq "compaction events from pid $pid2 after reset" "$(grep -c " pid=$pid2 " $D/compaction)" "$zones"
+expect_eq "events from pid $pid (before the reset) after reset" "$(grep -c " pid=$pid " $D/compaction)" 0
 exit 0

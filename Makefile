@@ -48,9 +48,8 @@ clean:
 	-$(MAKE) -C userspace clean
 	rm -rf build/*/ 2>/dev/null; true
 
-# The Debian kernels the guest suite runs on.  Every non-RT kernel with
-# headers installed is tested; so is every PREEMPT_RT one (rt-kernels),
-# with tests/run-all's RT_TESTS.
+# The Debian kernels the guest suite runs on: every kernel with headers
+# installed, non-RT (kernels) and PREEMPT_RT (rt-kernels).
 kernels:
 	@ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's,.*/linux-headers-,,' | \
 		grep -v -- '-rt-' | while read r; do test -e /boot/vmlinuz-$$r && echo $$r; done

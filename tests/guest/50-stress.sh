@@ -126,18 +126,6 @@ until_unloaded() {
 	done
 	tries=$((tries + t))
 }
-# has_open PID NAME: process PID has a file NAME open.  Waits up to 30 s,
-# so that the refusal tested below is the blocked reader's doing.
-has_open() {
-	t=0
-	until ls -l /proc/$1/fd 2>/dev/null | grep -q "$2\$"; do
-		kill -0 $1 2>/dev/null || fail "cycle $i: reader of $2 exited: $(cat /tmp/reader.err)"
-		t=$((t + 1))
-		[ $t -le 300 ] || fail "cycle $i: reader did not open $2 in 30 s"
-		sleep 0.1
-	done
-}
-
 start=$(date +%s) tries=0 busy=0 rundown=0 slowest=0 times=
 i=0
 while [ $i -lt $CYCLES ]; do
@@ -147,22 +135,18 @@ while [ $i -lt $CYCLES ]; do
 		insmod "$KO" procfs=1 $PARAMS || fail "cycle $i: insmod procfs=1"
 		cat /proc/memscope/events > /dev/null 2>/tmp/reader.err &
 		blocked=$!
-		has_open $blocked /proc/memscope/events
+		# Up to 30 s, so that the unload meets the reader in the file.
+		wait_open $blocked /proc/memscope/events 30 "cycle $i"
 		until_unloaded 30
 		# remove_proc_entry() ran the blocked reader down.
-		t=0
-		while kill -0 $blocked 2>/dev/null; do
-			t=$((t + 1))
-			[ $t -le 100 ] || fail "cycle $i: /proc/memscope/events reader still blocked after unload"
-			sleep 0.1
-		done
-		wait $blocked
+		wait_gone $blocked 10 "cycle $i"
 		rundown=$((rundown + 1))
 	else
 		insmod "$KO" $PARAMS || fail "cycle $i: insmod"
 		cat $D/events > /dev/null 2>/tmp/reader.err &
 		blocked=$!
-		has_open $blocked $D/events
+		# Up to 30 s, so that the refusal below is the reader's doing.
+		wait_open $blocked $D/events 30 "cycle $i"
 		# The blocked reader holds a module reference: rmmod must refuse.
 		if rmmod memscope 2>/tmp/rmmod.err; then
 			fail "cycle $i: rmmod succeeded under a blocked events reader"

@@ -152,26 +152,14 @@ ms_unload
 # --- procfs=1: the procfs files, unloaded under a blocked events reader ----
 ms_load procfs=1
 exercise /proc/memscope
-cat /proc/memscope/events > /dev/null 2>&1 &
+cat /proc/memscope/events > /dev/null 2>/tmp/reader.err &
 blocked=$!
 kill $evpid; wait $evpid 2>/dev/null; evpid=
 # The unload must meet the reader blocked in the file, not before it opens.
-t=0
-until ls -l /proc/$blocked/fd 2>/dev/null | grep -q '/proc/memscope/events$'; do
-	kill -0 $blocked 2>/dev/null || fail "the procfs events reader exited before the unload"
-	t=$((t + 1))
-	[ $t -le 600 ] || fail "the procfs events reader did not open the file in 60 s"
-	sleep 0.1
-done
+wait_open $blocked /proc/memscope/events 60 procfs
 rmmod memscope || fail "rmmod with a procfs events reader blocked"
 # remove_proc_entry() runs the reader down: it must end on its own.
-t=0
-while kill -0 $blocked 2>/dev/null; do
-	t=$((t + 1))
-	[ $t -le 300 ] || fail "the procfs events reader is still blocked 30 s after the unload"
-	sleep 0.1
-done
-wait $blocked
+wait_gone $blocked 30 procfs
 diag "procfs: unloaded with a blocked events reader, which then returned $?"
 
 # --- a probe that fails to attach and one left off (the error paths) -------

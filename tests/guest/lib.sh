@@ -65,4 +65,28 @@ expect_ge() {
 	diag "$1: $2 (want >= $3)"
 }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+# wait_open PID PATH SECONDS WHAT: until process PID has PATH open, so that
+# what a test does next meets it there.  Fails, naming WHAT, if PID exits
+# first (with /tmp/reader.err, its stderr by convention) or after SECONDS.
+wait_open() {
+	_t=0
+	until ls -l /proc/$1/fd 2>/dev/null | grep -q " $2\$"; do
+		kill -0 $1 2>/dev/null ||
+			fail "$4: reader of $2 exited before opening it: $(cat /tmp/reader.err 2>/dev/null)"
+		_t=$((_t + 1))
+		[ $_t -le $(($3 * 10)) ] || fail "$4: reader did not open $2 in $3 s"
+		sleep 0.1
+	done
+}
+# wait_gone PID SECONDS WHAT: until process PID has exited (a blocked
+# reader the unload must run down), then reaps it.  Fails after SECONDS.
+wait_gone() {
+	_t=0
+	while kill -0 $1 2>/dev/null; do
+		_t=$((_t + 1))
+		[ $_t -le $(($2 * 10)) ] || fail "$3: reader $1 still blocked $2 s after the unload"
+		sleep 0.1
+	done
+	wait $1
+}
 trap 'ms_unload 2>/dev/null' EXIT

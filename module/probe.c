@@ -165,25 +165,45 @@ static int ms_attach(struct ms_probe *p)
 	return err;
 }
 
-static void ms_detach(struct ms_probe *p)
+/*
+ * Detach every attached probe, or only the one called @name: one grace
+ * period per kind, not one per probe.  unregister_kprobes() and
+ * unregister_kretprobes() wait once for their whole batch, and a single
+ * tracepoint_synchronize_unregister() covers every tracepoint removed, so
+ * that no handler runs once this returns.
+ */
+static void ms_detach(const char *name)
 {
+	struct kprobe *kps[MS_NR_PROBES];
+	struct kretprobe *rps[MS_NR_PROBES];
+	int i, nk = 0, nr = 0, nt = 0;
+
 	lockdep_assert_held(&ms_probe_lock);
-	if (!p->attached)
-		return;
-	switch (p->kind) {
-	case MS_KPROBE:
-		unregister_kprobe(&p->kp);
-		break;
-	case MS_KRETPROBE:
-		unregister_kretprobe(&p->rp);
-		break;
-	case MS_TRACEPOINT:
-		tracepoint_probe_unregister(p->tp, p->tp_func, p);
-		/* Handlers may still run until every CPU has passed a grace period. */
-		tracepoint_synchronize_unregister();
-		break;
+	for (i = 0; i < MS_NR_PROBES; i++) {
+		struct ms_probe *p = ms_probes[i];
+
+		if (!p || !p->attached || (name && strcmp(p->name, name)))
+			continue;
+		switch (p->kind) {
+		case MS_KPROBE:
+			kps[nk++] = &p->kp;
+			break;
+		case MS_KRETPROBE:
+			rps[nr++] = &p->rp;
+			break;
+		case MS_TRACEPOINT:
+			tracepoint_probe_unregister(p->tp, p->tp_func, p);
+			nt++;
+			break;
+		}
+		p->attached = false;
 	}
-	p->attached = false;
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(rps, nr);
+	if (nt)
+		tracepoint_synchronize_unregister();
 }
 
 int ms_probes_init(void)
@@ -213,12 +233,8 @@ int ms_probes_init(void)
 
 void ms_probes_exit(void)
 {
-	int i;
-
 	mutex_lock(&ms_probe_lock);
-	for (i = 0; i < MS_NR_PROBES; i++)
-		if (ms_probes[i])
-			ms_detach(ms_probes[i]);
+	ms_detach(NULL);
 	mutex_unlock(&ms_probe_lock);
 }
 
@@ -235,12 +251,11 @@ int ms_probe_set(const char *name, bool on)
 		if (!p || (!all && strcmp(p->name, name)))
 			continue;
 		found = true;
-		if (!on) {
-			ms_detach(p);
-		} else if (ms_attach(p) && !all) {
+		if (on && ms_attach(p) && !all)
 			err = -ENODEV;
-		}
 	}
+	if (found && !on)
+		ms_detach(all ? NULL : name);
 	mutex_unlock(&ms_probe_lock);
 	return found ? err : -EINVAL;
 }

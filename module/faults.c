@@ -99,7 +99,7 @@ static int ms_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int ms_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ms_fault_data *d = (struct ms_fault_data *)ri->data;
-	vm_fault_t ret = regs_return_value(regs);
+	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 
 	ms_hist_add(MS_H_fault_latency_ns, local_clock() - d->start);
 	if (ret & VM_FAULT_MAJOR) {

@@ -29,21 +29,25 @@ awk '!/^#/ { if (NF != 5 || $3 !~ /^(attached|disabled|unavailable:[a-z_0-9]+)$/
 	$D/probes || fail "malformed probes file"
 # The kernel has handle_mm_fault: the faults probe must attach.
 expect_eq "faults probe" "$(probe_state faults)" attached
+attached=$(awk '!/^#/ && $3 == "attached"' $D/probes | wc -l)
 diag "probes:"; sed 's/^/#   /' $D/probes
 
 # control: each garbage command fails with EINVAL and changes nothing.
-before=$(md5sum < $D/probes | cut -c1-8)
+# The hit counts move on their own, so compare name, target and state.
+probe_states() { awk '!/^#/ { print $1, $2, $3 }' $D/probes | md5sum | cut -c1-8; }
+before=$(probe_states)
 for cmd in garbage "enable" "enable nosuchprobe" "disable" "reset now" \
 	   "enable faults extra" " " "RESET" "reset;reset"; do
 	got=$($W/writefile $D/control "$cmd")
 	[ "$got" = EINVAL ] || fail "control '$cmd' gave '$got', want EINVAL"
 done
+expect_eq "probes after malformed commands" "$(probe_states)" "$before"
 diag "control rejected 9 malformed commands with EINVAL"
 echo "disable faults" > $D/control || fail "disable faults"
 expect_eq "after disable" "$(probe_state faults)" disabled
 echo "enable faults" > $D/control || fail "enable faults"
 expect_eq "after enable" "$(probe_state faults)" attached
-after=$(md5sum < $D/probes | cut -c1-8)
+expect_eq "probes after disable and enable faults" "$(probe_states)" "$before"
 echo reset > $D/control || fail "reset rejected"
 [ "$(ms_stat faults)" -lt 1000 ] || fail "reset did not clear faults"
 
@@ -63,15 +67,18 @@ ms_load procfs=1
 [ -r /proc/memscope/stats ] || fail "procfs=1 made no /proc/memscope/stats"
 [ "$(stat -c %a /proc/memscope)" = 500 ] || fail "/proc/memscope is not 0500"
 exec 3< /proc/memscope/stats
-cat /proc/memscope/events > /tmp/events.out 2>&1 &
+cat /proc/memscope/events > /tmp/events.out 2>/tmp/reader.err &
 catpid=$!
-sleep 1
+wait_open $catpid /proc/memscope/events 30 "procfs events reader"
 rmmod memscope || fail "rmmod with procfs readers open"
-wait $catpid
-diag "blocked events reader returned $? after unload"
-if cat <&3 > /dev/null 2>&1; then
-	:	# the seq_file had its data already; either outcome is clean
+# The unload wakes the blocked reader, which sees end of file: cat exits 0.
+wait_gone $catpid 10 "procfs events reader"
+expect_eq "blocked events reader's exit status after unload" $? 0
+# The open stats reader never read: its file is gone, and procfs says EIO.
+if cat <&3 > /tmp/late.out 2>&1; then
+	fail "a read of the removed /proc/memscope/stats succeeded: $(head -c 80 /tmp/late.out)"
 fi
+grep -q 'I/O error' /tmp/late.out || fail "late read of /proc/memscope/stats: $(cat /tmp/late.out)"
 exec 3<&-
 lsmod | grep -q '^memscope ' && fail "module still loaded"
 
@@ -80,6 +87,6 @@ lsmod | grep -q '^memscope ' && fail "module still loaded"
 ms_load target_override=faults=memscope_no_such_symbol
 expect_eq "overridden probe" "$(probe_state faults)" "unavailable:symbol_not_found"
 others=$(awk '!/^#/ && $1 != "faults" && $3 == "attached"' $D/probes | wc -l)
-diag "$others other probes attached"
+expect_eq "other probes attached" "$others" $((attached - 1))
 ms_unload
 exit 0

@@ -78,7 +78,7 @@ expect_eq "blocked events reader's exit status after unload" $? 0
 if cat <&3 > /tmp/late.out 2>&1; then
 	fail "a read of the removed /proc/memscope/stats succeeded: $(head -c 80 /tmp/late.out)"
 fi
-grep -q 'I/O error' /tmp/late.out || fail "late read of /proc/memscope/stats: $(cat /tmp/late.out)"
+grep -q 'Input/output error' /tmp/late.out || fail "late read of /proc/memscope/stats: $(cat /tmp/late.out)"
 exec 3<&-
 lsmod | grep -q '^memscope ' && fail "module still loaded"
 

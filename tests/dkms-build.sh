@@ -4,8 +4,10 @@
 # DKMS and source trees so the host's DKMS state is untouched.  TAP lines.
 top=$(cd "$(dirname "$0")/.." && pwd)
 ver=$(cat "$top/VERSION")
-command -v dkms > /dev/null || { echo "not ok - dkms build # dkms not installed"; exit 0; }
+echo "1..$#"
+command -v dkms > /dev/null || { echo "# Error: dkms not installed; run 'make deps'"; exit 1; }
 tmp=$(mktemp -d)
+fail=0
 trap 'rm -rf "$tmp"' EXIT
 "$top/scripts/dkms-tree" "$tmp/src/memscope-$ver"
 mkdir -p "$tmp/dkms"
@@ -18,5 +20,7 @@ for k in "$@"; do
 	else
 		sed 's/^/# /' "$tmp/log" | tail -n 20
 		echo "not ok - dkms build from a copy of the tree [$k]"
+		fail=1
 	fi
 done
+exit $fail

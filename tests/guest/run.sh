@@ -6,6 +6,7 @@
 # Each test gets TEST_TIMEOUT seconds (default 600; vm-run passes TEST_*),
 # or the more its "# test-timeout:" line asks for.
 rel=$(uname -r)
+echo "1..$#"
 for t in "$@"; do
 	name=$(basename "$t" .sh)
 	out=/tmp/$name.out

@@ -3,7 +3,10 @@
 # Host tests of the memscope CLI against fixture directories (no kernel
 # module needed). TAP 13 on stdout; exit 0 when all pass, 1 when any fails.
 #
-#   tests/host/run.sh            FUZZ_ITERATIONS=200000 FUZZ_SECONDS=120 by default
+#   tests/host/run.sh    the parser fuzzer replays its corpus and mutates for
+#                        FUZZ_SECONDS (default 5; FUZZ_SECONDS=120 for a long
+#                        run) or FUZZ_ITERATIONS (default 200000), whichever
+#                        ends first
 #
 # A skipped test (missing tool, not root) is reported as "# SKIP" and is
 # never counted as passed.
@@ -401,7 +404,7 @@ t_fuzz() {
 		-I"$ROOT/userspace" -o "$T/fuzz" "$ROOT/tests/host/fuzz_parse.c" \
 		"$ROOT/userspace/parse.c" "$ROOT/userspace/print.c" -lm || return 1
 	mkdir -p "$T/crashes"
-	ASAN_OPTIONS=detect_leaks=1 "$T/fuzz" -n "${FUZZ_ITERATIONS:-200000}" -t "${FUZZ_SECONDS:-120}" \
+	ASAN_OPTIONS=detect_leaks=1 "$T/fuzz" -n "${FUZZ_ITERATIONS:-200000}" -t "${FUZZ_SECONDS:-5}" \
 		-o "$T/crashes" "$FX/basic" "$FX/steps/1" "$FX/malformed" "$FX/unavailable" \
 		"$FX/fuzz-regressions" || { ls "$T/crashes"; for f in "$T"/crashes/*; do
 			[ -f "$f" ] && echo "keep it: cp $f tests/fixtures/fuzz-regressions/"; done; return 1; }

@@ -90,7 +90,10 @@ compat-check:
 deps:
 	scripts/deps
 
+# Like demo, check installs what it needs first (as root; a user without
+# root who has everything installed gets on with the tests).
 check:
+	scripts/deps
 	tests/run-all
 
 # Builds a 6.1 kernel with KASAN, kmemleak and lockdep from Debian's

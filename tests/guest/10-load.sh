@@ -38,7 +38,7 @@ probe_states() { awk '!/^#/ { print $1, $2, $3 }' $D/probes | md5sum | cut -c1-8
 before=$(probe_states)
 for cmd in garbage "enable" "enable nosuchprobe" "disable" "reset now" \
 	   "enable faults extra" " " "RESET" "reset;reset"; do
-	got=$($W/writefile $D/control "$cmd")
+	got=$("$W/writefile" $D/control "$cmd")
 	[ "$got" = EINVAL ] || fail "control '$cmd' gave '$got', want EINVAL"
 done
 expect_eq "probes after malformed commands" "$(probe_states)" "$before"

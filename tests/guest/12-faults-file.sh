@@ -14,7 +14,7 @@ echo 4096 > $FA
 trap 'echo $old > $FA; rm -f $F; ms_unload' EXIT
 dd if=/dev/urandom of=$F bs=4096 count=$M status=none
 ms_load
-$W/touch_file $F | sed 's/^/# /'
+"$W/touch_file" $F | sed 's/^/# /'
 name=${F##*/}
 got=$(awk -v f="$name" '$1 == f { print $2 }' $D/faults_by_file)
 expect_eq "faults on $name" "${got:-0}" $M

@@ -15,7 +15,7 @@ trap 'echo $old > $FA; ms_unload' EXIT
 ms_load
 sync; echo 3 > /proc/sys/vm/drop_caches
 m0=$(ms_stat faults_major); v0=$(vmstat pgmajfault)
-$W/touch_file "$F" | sed 's/^/# /'
+"$W/touch_file" "$F" | sed 's/^/# /'
 m1=$(ms_stat faults_major); v1=$(vmstat pgmajfault)
 dm=$((m1 - m0)); dv=$((v1 - v0))
 expect_ge "pgmajfault delta" $dv 500

@@ -11,24 +11,25 @@ need_root
 ms_load
 snap /tmp/s0
 # A busy mix: anonymous, file-backed, exec, fork.
+# shellcheck disable=SC2034 # i only counts the rounds
 for i in 1 2 3 4; do
-	$W/touch_anon 5000 > /dev/null &
+	"$W/touch_anon" 5000 > /dev/null &
 	ls -R /usr/share/doc > /dev/null 2>&1 &
 	wait
 done
 snap /tmp/s1
-d() { echo $(( $(snap_get /tmp/s1 $1) - $(snap_get /tmp/s0 $1) )); }
+d() { echo $(( $(snap_get /tmp/s1 "$1") - $(snap_get /tmp/s0 "$1") )); }
 missed=$(awk '$1 == "faults" { print $5 }' $D/probes)
 expect_eq "kretprobe misses" "$missed" 0
 df=$(d faults); dr=$(d faults_retry); dv=$(d pgfault)
 diag "faults $df, retries $dr, pgfault $dv"
-expect_ge "pgfault delta" $dv 20000
+expect_ge "pgfault delta" "$dv" 20000
 if kver_ge 6 4; then
-	expect_within "faults - faults_retry vs pgfault (>= 6.4)" $((df - dr)) $dv 0.1
+	expect_within "faults - faults_retry vs pgfault (>= 6.4)" $((df - dr)) "$dv" 0.1
 else
-	expect_within "faults vs pgfault (< 6.4)" $df $dv 0.1
+	expect_within "faults vs pgfault (< 6.4)" "$df" "$dv" 0.1
 fi
-expect_within "faults vs pgfault" $df $dv 1
+expect_within "faults vs pgfault" "$df" "$dv" 1
 # Classes partition the faults, in one consistent snapshot.
 sum=0
 for k in faults_anon faults_file faults_shmem faults_hugetlb; do

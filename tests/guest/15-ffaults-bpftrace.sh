@@ -21,6 +21,7 @@ ms_load
 # the script ends itself, printing its map, when the workload exits: on 6.1
 # bpftrace sometimes did not act on SIGINT for minutes, so a signal is
 # only the fallback.
+# shellcheck disable=SC2016 # $vma and $file are bpftrace variables
 bpftrace -B line -e '
 #include <linux/mm.h>
 kprobe:handle_mm_fault
@@ -34,14 +35,14 @@ tracepoint:sched:sched_process_exit /comm == "touch_file"/ { exit(); }' > /tmp/b
 btpid=$!
 # running PID: PID has not exited (a zombie not yet waited for has).
 running() {
-	st=$(sed 's/^.*) //' /proc/$1/stat 2>/dev/null | cut -d' ' -f1)
+	st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
 	[ -n "$st" ] && [ "$st" != Z ]
 }
 # bt_state: what bpftrace's threads are doing, for the log.
 bt_state() {
 	grep -E '^(State|SigBlk|SigIgn|SigCgt):' /proc/$btpid/status 2>/dev/null | tr '\t' ' ' | sed 's/^/#   /'
-	for t in /proc/$btpid/task/*; do
-		echo "#   thread ${t##*/}: $(cut -d' ' -f3 $t/stat 2>/dev/null) in $(cat $t/wchan 2>/dev/null)"
+	for t in "/proc/$btpid"/task/*; do
+		echo "#   thread ${t##*/}: $(cut -d' ' -f3 "$t/stat" 2>/dev/null) in $(cat "$t/wchan" 2>/dev/null)"
 	done
 }
 i=0
@@ -51,12 +52,12 @@ until grep -qx memscope-bt-ready /tmp/bt.out; do
 	running $btpid || { sed 's/^/# /' /tmp/bt.out; fail "bpftrace exited"; }
 done
 diag "bpftrace ready after $i s"
-$W/touch_file $F | sed 's/^/# /'
+"$W/touch_file" $F | sed 's/^/# /'
 # wait_bt SECONDS: until bpftrace has exited, at most SECONDS.
 wait_bt() {
 	i=0
 	while running $btpid; do
-		[ $i -lt $1 ] || return 1
+		[ $i -lt "$1" ] || return 1
 		sleep 1; i=$((i + 1))
 	done
 }

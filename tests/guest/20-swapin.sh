@@ -11,19 +11,20 @@ MB=64 LIMIT_MB=16 PASSES=2
 CG=/sys/fs/cgroup/mstest-swap
 PAGE=$(getconf PAGESIZE)
 
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -e /sys/module/zswap/parameters/enabled ] && echo N > /sys/module/zswap/parameters/enabled
 	swapoff /dev/zram0 2>/dev/null
-	rmdir $CG 2>/dev/null
+	rmdir "$CG" 2>/dev/null
 	ms_unload 2>/dev/null
 }
 trap cleanup EXIT
 
-modprobe zram num_devices=1 2>/dev/null && [ -e /sys/block/zram0 ] || skip "no zram"
+{ modprobe zram num_devices=1 2>/dev/null && [ -e /sys/block/zram0 ]; } || skip "no zram"
 echo 256M > /sys/block/zram0/disksize || fail "zram0 disksize"
-mkswap /dev/zram0 > /dev/null && swapon /dev/zram0 || fail "swapon /dev/zram0"
+{ mkswap /dev/zram0 > /dev/null && swapon /dev/zram0; } || fail "swapon /dev/zram0"
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-mkdir -p $CG && echo ${LIMIT_MB}M > $CG/memory.max || skip "no memory controller"
+{ mkdir -p $CG && echo ${LIMIT_MB}M > $CG/memory.max; } || skip "no memory controller"
 [ -e /sys/module/zswap/parameters/enabled ] && echo N > /sys/module/zswap/parameters/enabled
 
 ms_load
@@ -55,7 +56,7 @@ expect_ge "pswpin delta (pages that cannot stay resident)" $d_pswpin $((pages - 
 diag "swpin_zero delta: $d_zero (zero-filled pages other than the workload's data)"
 expect_within "swapins delta vs pswpin + swpin_zero delta" $d_swapins $((d_pswpin + d_zero)) 1
 expect_ge "workload pid $pid share of swapins, percent" $((row * 100 / d_swapins)) 90
-expect_ge "workload pid $pid swapins" $row $((pages - limit))
+expect_ge "workload pid $pid swapins" "$row" $((pages - limit))
 
 # zswap serves pages from memory: no I/O, no pswpin, and so no swapins.
 if [ -e /sys/module/zswap/parameters/enabled ] &&

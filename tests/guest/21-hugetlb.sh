@@ -8,6 +8,7 @@ need_root
 N=4
 [ -e /proc/sys/vm/nr_hugepages ] || skip "no hugetlb"
 old=$(cat /proc/sys/vm/nr_hugepages)
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() { echo "$old" > /proc/sys/vm/nr_hugepages; ms_unload 2>/dev/null; }
 trap cleanup EXIT
 echo $((N + 1)) > /proc/sys/vm/nr_hugepages
@@ -17,9 +18,10 @@ free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 ms_load
 [ "$(probe_state hugetlb)" = attached ] || fail "hugetlb probe: $(grep '^hugetlb ' $D/probes)"
 h0=$(ms_stat hugetlb_faults)
-out=$($W/hugetlb_touch $N) || fail "hugetlb_touch failed: $out"
+out=$("$W/hugetlb_touch" $N) || fail "hugetlb_touch failed: $out"
 h1=$(ms_stat hugetlb_faults)
 diag "$out"
+# shellcheck disable=SC2086 # split the workload's output into fields
 set -- $out
 pid=$2 before=$6 after=$8
 expect_eq "HugePages_Free used by the workload" $((before - after)) $N

@@ -10,16 +10,17 @@ LIMIT_MB=32 ADJ=500
 CG=/sys/fs/cgroup/mstest-oom
 PAGE=$(getconf PAGESIZE)
 
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -n "${evpid:-}" ] && kill "$evpid" 2>/dev/null
 	[ -n "${lapid:-}" ] && kill "$lapid" 2>/dev/null
-	rmdir $CG 2>/dev/null
+	rmdir "$CG" 2>/dev/null
 	ms_unload 2>/dev/null
 }
 trap cleanup EXIT
 
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-mkdir -p $CG && echo ${LIMIT_MB}M > $CG/memory.max || skip "no memory controller"
+{ mkdir -p $CG && echo ${LIMIT_MB}M > $CG/memory.max; } || skip "no memory controller"
 [ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
 
 ms_load

@@ -23,6 +23,7 @@ expect_ge "shrink_slab_freed delta" $((f1 - f0)) 1
 sed 's/^/# shrinkers: /' $D/shrinkers | head -n 12
 row=$(awk '$1 == "super_cache_scan"' $D/shrinkers)
 [ -n "$row" ] || fail "shrinkers does not name super_cache_scan"
+# shellcheck disable=SC2086 # split the row into its columns
 set -- $row
 expect_ge "super_cache_scan count" "$2" 1
 expect_ge "super_cache_scan ns" "$3" 1

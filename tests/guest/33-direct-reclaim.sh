@@ -29,9 +29,9 @@ reader=$!
 a0=$(vmstat_sum allocstall_); c0=$(ms_stat direct_reclaim_count)
 # Page cache first, then anonymous memory well past what is left.
 find /usr/lib /usr/bin -type f -size +256k 2>/dev/null | head -n 60 | xargs cat > /dev/null 2>&1
-$W/memhog 160 > /tmp/hog1.out &
+"$W/memhog" 160 > /tmp/hog1.out &
 h1=$!
-$W/memhog 160 > /tmp/hog2.out &
+"$W/memhog" 160 > /tmp/hog2.out &
 h2=$!
 wait $h1 || fail "memhog 1 failed: $(cat /tmp/hog1.out)"
 wait $h2 || fail "memhog 2 failed: $(cat /tmp/hog2.out)"

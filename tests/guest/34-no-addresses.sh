@@ -10,7 +10,7 @@ ms_load procfs=1
 find /usr/share -maxdepth 3 > /dev/null 2>&1
 echo 2 > /proc/sys/vm/drop_caches
 [ -w /proc/sys/vm/compact_memory ] && echo 1 > /proc/sys/vm/compact_memory
-[ -x $W/touch_anon ] && $W/touch_anon 256 > /dev/null
+[ -x "$W/touch_anon" ] && "$W/touch_anon" 256 > /dev/null
 timeout 2 cat $D/events > /tmp/events.out 2>/dev/null
 
 addr='ffff[0-9a-f]{8,}|0x[0-9a-f]{12,}|(^|[^0-9a-fx])0{8}[0-9a-f]{8}([^0-9a-f]|$)'

@@ -17,14 +17,14 @@ diag "not loaded: $(head -n 1 /tmp/out)"
 ms_load
 # Not root: as nobody, the directory cannot be read.
 if command -v setpriv > /dev/null; then
-	if setpriv --reuid=65534 --regid=65534 --clear-groups $CLI status > /tmp/out 2>&1; then
+	if setpriv --reuid=65534 --regid=65534 --clear-groups "$CLI" status > /tmp/out 2>&1; then
 		fail "status succeeded as nobody"
 	fi
 	grep -qi 'root' /tmp/out || fail "no 'root' hint as nobody: $(cat /tmp/out)"
 	diag "as nobody: $(head -n 1 /tmp/out)"
 fi
 
-$W/touch_anon 2000 > /tmp/anon.out
+"$W/touch_anon" 2000 > /tmp/anon.out
 pid=$(awk '{ print $2 }' /tmp/anon.out)
 echo 2 > /proc/sys/vm/drop_caches
 echo 1 > /proc/sys/vm/compact_memory
@@ -50,9 +50,9 @@ done
 diag "13 tools printed text and valid JSON lines"
 
 # Numbers come from the module: touch_anon's row in `faults -p`.
-$CLI faults -p $pid > /tmp/out
-got=$(awk -v p=$pid '$1 == p && $2 == "touch_anon" { print $3 }' /tmp/out)
-want=$(table_col faults_by_pid $pid 1 touch_anon)
+"$CLI" faults -p "$pid" > /tmp/out
+got=$(awk -v p="$pid" '$1 == p && $2 == "touch_anon" { print $3 }' /tmp/out)
+want=$(table_col faults_by_pid "$pid" 1 touch_anon)
 expect_eq "memscope faults -p $pid" "$got" "$want"
 expect_ge "touch_anon faults" "$got" 2000
 grep -q super_cache_scan <<EOF2 || fail "shrinkers does not list super_cache_scan"

@@ -34,7 +34,7 @@ PATH=$PATH:/usr/sbin:/sbin
 CYCLES=${TEST_STRESS_CYCLES:-30}
 PARAMS=${TEST_STRESS_PARAMS:-}	# extra insmod parameters, e.g. disable=all
 CG=/sys/fs/cgroup/memscope-stress
-pids= zdev=
+pids='' zdev=''
 
 # The guarantee "no WARN" rests on this: a WARN must panic the guest.
 expect_eq "panic_on_warn" "$(cat /proc/sys/kernel/panic_on_warn)" 1
@@ -58,9 +58,10 @@ fi
 # could pin the cgroup, or open a file of the final load below.
 stop_load() {
 	[ -n "$pids" ] || return 0
-	for p in $pids; do kill -- -$p 2>/dev/null; done
+	for p in $pids; do kill -- -"$p" 2>/dev/null; done
 	wait 2>/dev/null
 	t=0
+	# shellcheck disable=SC2086 # echo joins the pids with single spaces
 	while pgrep -s "$(echo $pids | tr ' ' ,)" > /dev/null; do
 		t=$((t + 1))
 		[ $t -le 300 ] || { pids=; fail "load processes still running 30 s after SIGTERM"; }
@@ -68,14 +69,15 @@ stop_load() {
 	done
 	pids=
 }
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
-	[ -n "$wd0" ] && echo $wd0 > $WD
+	[ -n "$wd0" ] && echo "$wd0" > "$WD"
 	stop_load
 	if [ -n "$zdev" ]; then
-		swapoff /dev/$zdev 2>/dev/null
+		swapoff "/dev/$zdev" 2>/dev/null
 		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
 	fi
-	rmdir $CG 2>/dev/null
+	rmdir "$CG" 2>/dev/null
 	ms_unload 2>/dev/null
 }
 trap cleanup EXIT
@@ -85,14 +87,14 @@ bg() { setsid "$@" & pids="$pids $!"; }
 # not matter.
 if modprobe zram 2>/dev/null && [ -e /sys/class/zram-control/hot_add ]; then
 	zdev=zram$(cat /sys/class/zram-control/hot_add)
-	echo 128M > /sys/block/$zdev/disksize && mkswap /dev/$zdev > /dev/null &&
-		swapon /dev/$zdev || fail "zram swap on $zdev"
+	{ echo 128M > "/sys/block/$zdev/disksize" && mkswap "/dev/$zdev" > /dev/null &&
+		swapon "/dev/$zdev"; } || fail "zram swap on $zdev"
 	diag "swap on /dev/$zdev"
 else
 	fail "no zram"
 fi
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-mkdir -p $CG && echo 8M > $CG/memory.max || fail "no memcg with memory.max"
+{ mkdir -p $CG && echo 8M > $CG/memory.max; } || fail "no memcg with memory.max"
 
 # The load: faults, a memcg over its limit (reclaim, swap-out to zram),
 # drop_caches and compaction.
@@ -110,7 +112,7 @@ files="version probes stats faults_by_pid faults_by_file swapins_by_pid
 	hist/fault_latency_ns hist/direct_reclaim_ns hist/memcg_reclaim_ns
 	hist/shrink_slab_ns hist/compaction_ns"
 for dir in $D /proc/memscope; do
-	paths=$(for f in $files; do printf '%s/%s ' $dir $f; done)
+	paths=$(for f in $files; do printf '%s/%s ' "$dir" "$f"; done)
 	bg sh -c "while :; do cat $paths > /dev/null 2>&1;
 		timeout 0.2 cat $dir/events > /dev/null 2>&1; sleep 1; done"
 done
@@ -128,10 +130,11 @@ until_unloaded() {
 }
 start=$(date +%s) tries=0 busy=0 rundown=0 slowest=0 times=
 i=0
-while [ $i -lt $CYCLES ]; do
+while [ $i -lt "$CYCLES" ]; do
 	i=$((i + 1))
 	c0=$(date +%s)
 	if [ $((i % 3)) = 0 ]; then
+		# shellcheck disable=SC2086 # $PARAMS: a list of insmod parameters, maybe none
 		insmod "$KO" procfs=1 $PARAMS || fail "cycle $i: insmod procfs=1"
 		cat /proc/memscope/events > /dev/null 2>/tmp/reader.err &
 		blocked=$!
@@ -142,6 +145,7 @@ while [ $i -lt $CYCLES ]; do
 		wait_gone $blocked 10 "cycle $i"
 		rundown=$((rundown + 1))
 	else
+		# shellcheck disable=SC2086 # $PARAMS: a list of insmod parameters, maybe none
 		insmod "$KO" $PARAMS || fail "cycle $i: insmod"
 		cat $D/events > /dev/null 2>/tmp/reader.err &
 		blocked=$!
@@ -171,7 +175,7 @@ elapsed=$(($(date +%s) - start))
 diag "$CYCLES cycles in ${elapsed}s (slowest ${slowest}s): $busy refused under a blocked debugfs reader, $rundown ran a procfs reader down, $tries rmmod retries"
 diag "seconds per cycle:$times"
 diag "memcg: $(grep -E '^(max|oom_kill) ' $CG/memory.events | tr '\n' ' ')swap: $(awk 'NR > 1 { print $1, $4 }' /proc/swaps | tr '\n' ' ')"
-expect_eq "cycles" $i $CYCLES
+expect_eq "cycles" $i "$CYCLES"
 expect_eq "cycles refused under a blocked debugfs reader" $busy $((CYCLES - CYCLES / 3))
 expect_eq "cycles that ran a procfs reader down" $rundown $((CYCLES / 3))
 expect_ge "memcg limit hits" "$(awk '$1 == "max" { print $2 }' $CG/memory.events)" 1

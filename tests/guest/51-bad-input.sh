@@ -14,10 +14,11 @@ export LC_ALL=C
 ms_load
 probes0=$(awk '!/^#/ { print $1, $3 }' $D/probes)
 seed=${TEST_SEED:-$$}	# TEST_SEED=N replays a run
-$W/controlfuzz $D 2000 $seed > /tmp/fuzz.out
+"$W/controlfuzz" $D 2000 "$seed" > /tmp/fuzz.out
 rc=$?
 diag "seed $seed: $(cat /tmp/fuzz.out) ($(date +%s) s)"
 [ $rc = 0 ] || fail "control fuzz: $(tail -n 1 /tmp/fuzz.out)"
+# shellcheck disable=SC2046 # split controlfuzz's summary into fields
 set -- $(cat /tmp/fuzz.out)
 expect_ge "writes rejected with EINVAL" "$4" 1000
 expect_ge "valid writes whose effect was checked" "${10}" 100
@@ -49,7 +50,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;
 	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=-?$N\$" ;;
 	events) echo "^(lost count=$N|oom time_ns=$N( $F)+|direct_reclaim time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]|compaction time_ns=$N pid=$N comm=$F latency_ns=$N status=-?$N)\$" ;;
-	hist/*) echo "^(# count $N sum $N|\\[[0-9]+\\] +$N \\|@* *\\||\\[$N[KMGTPE]?, ($N[KMGTPE]?|\\.\\.\\.)\\) +$N \\|@* *\\|)\$" ;;
+	hist/*) echo "^(# count $N sum $N|\\[[0-9]+\\] +$N \\|@* *\\||\\[${N}[KMGTPE]?, (${N}[KMGTPE]?|\\.\\.\\.)\\) +$N \\|@* *\\|)\$" ;;
 	*) fail "no grammar for $1" ;;
 	esac
 }
@@ -65,7 +66,7 @@ check() {
 
 # Data that changes underneath the readers, and content in every file.
 ( while :; do
-	$W/memhog 4 > /dev/null
+	"$W/memhog" 4 > /dev/null
 	echo 1 > /proc/sys/vm/compact_memory 2>/dev/null
 	echo 2 > /proc/sys/vm/drop_caches
 	sleep 0.3
@@ -78,34 +79,34 @@ files=$(cd $D && find . -type f ! -name control ! -name events | sed 's,^\./,,' 
 n=0 lines=0
 for f in $files; do
 	# The file whole, then in 1..7-byte reads, then from odd offsets.
-	cat $D/$f > /tmp/whole.out || fail "read $f"
-	check $f /tmp/whole.out
+	cat "$D/$f" > /tmp/whole.out || fail "read $f"
+	check "$f" /tmp/whole.out
 	size=$(wc -c < /tmp/whole.out)
 	for seed in 1 2; do
-		$W/readchunks -s $seed $D/$f > /tmp/chunks.out || fail "readchunks $f"
-		check $f /tmp/chunks.out
+		"$W/readchunks" -s $seed "$D/$f" > /tmp/chunks.out || fail "readchunks $f"
+		check "$f" /tmp/chunks.out
 		lines=$((lines + $(wc -l < /tmp/chunks.out)))
 		n=$((n + 1))
 	done
 	for off in 1 7 $((size / 2 + 1)) $((size - 1)); do
 		[ "$off" -gt 0 ] || continue
-		$W/readchunks -o $off -s $off $D/$f > /tmp/off.out || fail "pread $f at $off"
+		"$W/readchunks" -o "$off" -s "$off" "$D/$f" > /tmp/off.out || fail "pread $f at $off"
 		# The first line is a tail of one; every whole line after it must parse.
 		sed 1d /tmp/off.out > /tmp/rest.out
-		check $f /tmp/rest.out
+		check "$f" /tmp/rest.out
 		n=$((n + 1))
 	done
 done
 # version does not change: any offset gives exactly the rest of it.
 cat $D/version > /tmp/v.out
 for off in 1 2 5 9 17 31; do
-	$W/readchunks -o $off -s $off $D/version > /tmp/off.out
+	"$W/readchunks" -o $off -s $off $D/version > /tmp/off.out
 	tail -c +$((off + 1)) /tmp/v.out | cmp -s - /tmp/off.out || fail "version at offset $off differs"
 done
-diag "$(date +%s) s: $n tiny-buffer reads of $(echo $files | wc -w) files: $lines lines, all in their grammar"
+diag "$(date +%s) s: $n tiny-buffer reads of $(echo "$files" | wc -w) files: $lines lines, all in their grammar"
 
 # The events stream read 1..7 bytes at a time while events arrive.
-timeout 8 $W/readchunks -s 5 $D/events > /tmp/ev.out
+timeout 8 "$W/readchunks" -s 5 $D/events > /tmp/ev.out
 sleep 0.1
 kill $churn; wait $churn 2>/dev/null
 churn=
@@ -119,10 +120,10 @@ diag "events: $(wc -l < /tmp/ev.out) lines read 1..7 bytes at a time, all in the
 ms_unload
 ms_load procfs=1
 for f in stats probes version; do
-	$W/readchunks -s 7 /proc/memscope/$f > /tmp/p.out || fail "read /proc/memscope/$f"
+	"$W/readchunks" -s 7 "/proc/memscope/$f" > /tmp/p.out || fail "read /proc/memscope/$f"
 	check $f /tmp/p.out
 done
-got=$($W/writefile /proc/memscope/control "reset now")
+got=$("$W/writefile" /proc/memscope/control "reset now")
 expect_eq "procfs control 'reset now'" "$got" EINVAL
 ms_unload
 exit 0

@@ -26,12 +26,12 @@ formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
 expr=$(echo "$formula" | sed -E 's/([0-9A-Z]) ([A-Z])/\1*\2/g; s/([0-9]) max/\1*max/g')
-PCPU=$(printf '%d' 0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')) ||
+PCPU=$(printf '%d' "0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')") ||
 	fail "no .data..percpu section in $KO"
 CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 	c += n == 2 ? a[2] - a[1] + 1 : 1 } } END { print c }' /sys/devices/system/cpu/possible)
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T=$1 -v R=$2 -v C=$CPUS -v P=$PCPU \
+	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -43,13 +43,15 @@ pow2() { p=1; while [ $p -lt "$1" ]; do p=$((p * 2)); done; echo $p; }
 diag "possible cpus $CPUS, per-CPU section $PCPU bytes"
 
 for tr in "1024 256" "16 16" "3000 1000"; do
+	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE"
 	set -- $tr
-	ms_load table_size=$1 ring_size=$2
-	t=$(pow2 $1)
-	set -- $1 $2 $(sed -n 2p $D/version)
+	ms_load table_size="$1" ring_size="$2"
+	t=$(pow2 "$1")
+	# shellcheck disable=SC2046 # split the version line into fields
+	set -- "$1" "$2" $(sed -n 2p $D/version)
 	expect_eq "version line 2 (table_size=$1 ring_size=$2)" "$3 $5 $6 $7 $8 $9 ${10}" \
 		"memory_bytes cpus $CPUS table_size $t ring_size $2"
-	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint $t $2)"
+	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint "$t" "$2")"
 	rows=$(pages $((112 * t))) oom=$(pages $((272 * 64))) ring=$(pages $((272 * $2)))
 	expect_eq "vmalloc pages: 5 tables, the oom ring, 3 rings" "$(vmalloc_pages)" \
 		$((5 * rows + oom + 3 * ring))
@@ -65,24 +67,25 @@ echo reset > $D/control || fail "reset"
 echo "enable faults" > $D/control || fail "enable faults"
 expect_eq "faults probe" "$(probe_state faults)" attached
 
-got=$($W/forkmany $NPIDS 2) || fail "forkmany: $got"
-expect_eq "short-lived children reaped" "$got" $NPIDS
+got=$("$W/forkmany" "$NPIDS" 2) || fail "forkmany: $got"
+expect_eq "short-lived children reaped" "$got" "$NPIDS"
 mkdir -p $MANY
-got=$($W/touchmany $MANY $NFILES) || fail "touchmany: $got"
-expect_eq "distinct files mapped and read" "$got" $NFILES
+got=$("$W/touchmany" $MANY "$NFILES") || fail "touchmany: $got"
+expect_eq "distinct files mapped and read" "$got" "$NFILES"
 echo "disable faults" > $D/control || fail "disable faults"
 
 # Nothing counts from here on: stats and tables are frozen.
 cat $D/stats $D/faults_by_pid $D/faults_by_file > /tmp/flood.out
-rows() { grep -v '^#' $D/$1 | wc -l; }
-sum() { awk -v c=$2 '!/^#/ { s += $c } END { print s + 0 }' $D/$1; }
+# shellcheck disable=SC2126 # grep -c would exit 1 on no rows; wc -l does not
+rows() { grep -v '^#' "$D/$1" | wc -l; }
+sum() { awk -v c="$2" '!/^#/ { s += $c } END { print s + 0 }' "$D/$1"; }
 F=$(ms_stat faults) dropped=$(ms_stat dropped)
 pid_rows=$(rows faults_by_pid) file_rows=$(rows faults_by_file)
 pid_sum=$(sum faults_by_pid 3) file_sum=$(sum faults_by_file 2)
 diag "faults $F dropped $dropped; faults_by_pid $pid_rows rows, $pid_sum faults; faults_by_file $file_rows rows, $file_sum faults"
-expect_eq "faults_by_pid rows" $pid_rows $T
-expect_eq "faults_by_file rows" $file_rows $T
-expect_eq "dropped = 2 * faults - recorded" $dropped $((2 * F - pid_sum - file_sum))
+expect_eq "faults_by_pid rows" "$pid_rows" $T
+expect_eq "faults_by_file rows" "$file_rows" $T
+expect_eq "dropped = 2 * faults - recorded" "$dropped" $((2 * F - pid_sum - file_sum))
 # At most T of the children have a row; each of the rest dropped its own
 # 2 page faults at the least, and so did each file without a row.
 expect_ge "dropped faults_by_pid events" $((F - pid_sum)) $((2 * (NPIDS - T)))
@@ -95,11 +98,11 @@ expect_eq "module size after the flood" "$(awk '$1 == "memscope" { print $2 }' /
 # reset frees the rows: new keys get rows again, nothing is dropped.
 echo reset > $D/control || fail "reset"
 echo "enable faults" > $D/control || fail "enable faults"
-got=$($W/forkmany 20 2) || fail "forkmany: $got"
+got=$("$W/forkmany" 20 2) || fail "forkmany: $got"
 echo "disable faults" > $D/control || fail "disable faults"
 F=$(ms_stat faults)
 expect_eq "dropped after reset" "$(ms_stat dropped)" 0
-expect_eq "faults_by_pid sum after reset" "$(sum faults_by_pid 3)" $F
+expect_eq "faults_by_pid sum after reset" "$(sum faults_by_pid 3)" "$F"
 expect_ge "faults_by_pid rows after reset" "$(rows faults_by_pid)" 21
 rm -rf $MANY
 ms_unload

@@ -16,15 +16,15 @@ command -v setpriv > /dev/null || fail "setpriv not installed (util-linux)"
 ms_load procfs=1
 for dir in $D /proc/memscope; do
 	n=0
-	for f in $(find $dir -type f | sort); do
+	for f in $(find "$dir" -type f | sort); do
 		n=$((n + 1))
 		case $f in */control) want="200 0 0" ;; *) want="400 0 0" ;; esac
-		got=$(stat -c '%a %u %g' $f)
+		got=$(stat -c '%a %u %g' "$f")
 		[ "$got" = "$want" ] || fail "$f: mode, uid, gid $got, want $want"
 	done
 	# version probes stats, 5 tables, 3 rings, events, control, 5 histograms
 	expect_ge "root-only files in $dir" $n 18
-	bad=$(find $dir -type d -perm /022)
+	bad=$(find "$dir" -type d -perm /022)
 	[ -z "$bad" ] || fail "directory writable by group or others: $bad"
 done
 for d in /proc/memscope /proc/memscope/hist; do
@@ -34,6 +34,7 @@ diag "debugfs mount point: $(stat -c '%a %U' /sys/kernel/debug)"
 
 # As nobody: every open fails, for reading and for writing, in both trees.
 files=$(find $D /proc/memscope -type f | sort)
+# shellcheck disable=SC2016,SC2086 # the inner sh expands $@ and $f; $files is a list of paths
 setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '
 	for f in "$@"; do
 		(exec 3< "$f") 2>/dev/null && echo "opened $f for reading"
@@ -41,7 +42,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '
 	done
 	exit 0' sh $files > /tmp/nobody.out 2>&1 || fail "setpriv: $(cat /tmp/nobody.out)"
 [ ! -s /tmp/nobody.out ] || fail "as nobody: $(head -n 3 /tmp/nobody.out)"
-diag "as nobody: none of the $(echo $files | wc -w) files opens, for reading or writing"
+diag "as nobody: none of the $(echo "$files" | wc -w) files opens, for reading or writing"
 
 # The CLI writes nothing anywhere.
 touch_cmds="status

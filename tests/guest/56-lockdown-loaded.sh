@@ -27,22 +27,22 @@ for level in integrity confidentiality; do
 		"$(echo "none integrity confidentiality" | sed "s/$level/[$level]/")"
 	for dir in $D /proc/memscope; do
 		for f in $files; do
-			cat $dir/$f > /dev/null 2> /tmp/f.err || fail "[$level] read $dir/$f: $(cat /tmp/f.err)"
+			cat "$dir/$f" > /dev/null 2> /tmp/f.err || fail "[$level] read $dir/$f: $(cat /tmp/f.err)"
 		done
-		grep -q '^faults ' $dir/stats || fail "[$level] $dir/stats has no faults line"
-		timeout 2 cat $dir/events > /dev/null 2> /tmp/f.err
+		grep -q '^faults ' "$dir/stats" || fail "[$level] $dir/stats has no faults line"
+		timeout 2 cat "$dir/events" > /dev/null 2> /tmp/f.err
 		rc=$?
 		[ $rc = 124 ] || fail "[$level] $dir/events: exit $rc, want a blocked reader (124): $(cat /tmp/f.err)"
 	done
-	expect_eq "[$level] debugfs control" "$($W/writefile $D/control reset)" "open: EPERM"
-	expect_eq "[$level] procfs control" "$($W/writefile /proc/memscope/control reset)" "ok 5"
+	expect_eq "[$level] debugfs control" "$("$W/writefile" $D/control reset)" "open: EPERM"
+	expect_eq "[$level] procfs control" "$("$W/writefile" /proc/memscope/control reset)" "ok 5"
 	f0=$(ms_stat faults)
-	$W/touch_anon 256 > /dev/null || fail "touch_anon"
+	"$W/touch_anon" 256 > /dev/null || fail "touch_anon"
 	expect_ge "[$level] faults counted" $(($(ms_stat faults) - f0)) 256
 	$CLI status > /tmp/cli.out 2>&1 || fail "[$level] memscope status: $(cat /tmp/cli.out)"
 	grep -q "^directory $D\$" /tmp/cli.out || fail "[$level] memscope status: $(head -n 2 /tmp/cli.out)"
 	$CLI faults > /tmp/cli.out 2>&1 || fail "[$level] memscope faults: $(cat /tmp/cli.out)"
-	diag "[$level] $(echo $files | wc -w) files read from debugfs and procfs, events blocks, debugfs control EPERM, procfs control works, faults count, memscope status and faults work"
+	diag "[$level] $(echo "$files" | wc -w) files read from debugfs and procfs, events blocks, debugfs control EPERM, procfs control works, faults count, memscope status and faults work"
 done
 
 rmmod memscope || fail "rmmod under lockdown"

@@ -22,7 +22,7 @@ PATH=$PATH:/usr/sbin:/sbin
 KML=/sys/kernel/debug/kmemleak
 CG=/sys/fs/cgroup/mstest-kmemleak
 CGOOM=/sys/fs/cgroup/mstest-kmemleak-oom
-zdev= evpid= oldhuge=
+zdev='' evpid='' oldhuge=''
 
 [ -e $KML ] || skip "no $KML: kernel built without CONFIG_DEBUG_KMEMLEAK (make check-debug runs this test)"
 # Compiled in but off (kmemleak=off, or turned itself off after an error):
@@ -31,12 +31,12 @@ echo scan > $KML 2>/dev/null ||
 	skip "kmemleak is disabled: $(dmesg | grep -m 1 'kmemleak:' | sed 's/^\[[^]]*\] //')"
 
 cleanup() {
-	[ -n "$evpid" ] && kill $evpid 2>/dev/null
+	[ -n "$evpid" ] && kill "$evpid" 2>/dev/null
 	ms_unload 2>/dev/null
 	[ -n "$oldhuge" ] && echo "$oldhuge" > /proc/sys/vm/nr_hugepages
 	rmdir $CG $CGOOM 2>/dev/null
 	if [ -n "$zdev" ]; then
-		swapoff /dev/$zdev 2>/dev/null
+		swapoff "/dev/$zdev" 2>/dev/null
 		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
 	fi
 }
@@ -79,8 +79,8 @@ echo 16M > $CGOOM/memory.max
 modprobe zram 2>/dev/null
 if [ -e /sys/class/zram-control/hot_add ]; then
 	zdev=zram$(cat /sys/class/zram-control/hot_add)
-	echo 128M > /sys/block/$zdev/disksize && mkswap /dev/$zdev > /dev/null &&
-		swapon /dev/$zdev || fail "zram swap on $zdev"
+	{ echo 128M > "/sys/block/$zdev/disksize" && mkswap "/dev/$zdev" > /dev/null &&
+		swapon "/dev/$zdev"; } || fail "zram swap on $zdev"
 else
 	diag "no zram: swap-ins are not exercised"
 fi
@@ -96,12 +96,12 @@ dd if=/dev/urandom of=$FA bs=4096 count=64 status=none
 # reclaims and compacts), then anonymous memory past the rest wakes kswapd,
 # stalls in direct reclaim and pages out to zram.
 global_reclaim() {
-	[ -n "$zdev" ] && [ -n "$oldhuge" ] || { diag "no zram or hugetlb: no global reclaim"; return 0; }
+	{ [ -n "$zdev" ] && [ -n "$oldhuge" ]; } || { diag "no zram or hugetlb: no global reclaim"; return 0; }
 	hp_kb=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
 	free_kb=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
 	n=$(((free_kb - 64 * 1024) / hp_kb))
 	[ $n -gt 0 ] && echo $((oldhuge + 1 + n)) > /proc/sys/vm/nr_hugepages
-	$W/memhog 96 > /dev/null
+	"$W/memhog" 96 > /dev/null
 	echo $((oldhuge + 1)) > /proc/sys/vm/nr_hugepages
 }
 
@@ -110,15 +110,15 @@ global_reclaim() {
 # probe too (swap-in, memcg and global reclaim, hugetlb, OOM kill).
 exercise() {
 	dir=$1 t0=$(date +%s)
-	timeout 1800 cat $dir/events > /tmp/kml-events.out 2>&1 &
+	timeout 1800 cat "$dir/events" > /tmp/kml-events.out 2>&1 &
 	evpid=$!
-	$W/touch_anon 256 > /dev/null || fail "touch_anon"
-	$W/touch_file $FA > /dev/null || fail "touch_file"
+	"$W/touch_anon" 256 > /dev/null || fail "touch_anon"
+	"$W/touch_file" $FA > /dev/null || fail "touch_file"
 	if [ "${2:-}" = all ]; then
 		# Swap-ins and memcg reclaim: a memcg smaller than the workload.
 		[ -n "$zdev" ] && { sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/swap_churn 32 1" > /dev/null ||
 			fail "swap_churn"; }
-		[ -n "$oldhuge" ] && $W/hugetlb_touch 1 > /dev/null
+		[ -n "$oldhuge" ] && "$W/hugetlb_touch" 1 > /dev/null
 		# An OOM kill in a memcg without swap.
 		sh -c "echo \$\$ > $CGOOM/cgroup.procs && exec $W/oom_hog 0 512" > /dev/null 2>&1
 		[ $? = 137 ] || fail "oom_hog was not killed"
@@ -127,16 +127,16 @@ exercise() {
 	echo 3 > /proc/sys/vm/drop_caches
 	echo 1 > /proc/sys/vm/compact_memory 2>/dev/null
 	# Every file whole and in 1..7-byte reads, plus a second events reader.
-	for f in $(cd $dir && find . -type f ! -name control ! -name events | sed 's,^\./,,'); do
-		cat $dir/$f > /dev/null || fail "read $dir/$f"
-		$W/readchunks -s 3 $dir/$f > /dev/null || fail "readchunks $dir/$f"
+	for f in $(cd "$dir" && find . -type f ! -name control ! -name events | sed 's,^\./,,'); do
+		cat "$dir/$f" > /dev/null || fail "read $dir/$f"
+		"$W/readchunks" -s 3 "$dir/$f" > /dev/null || fail "readchunks $dir/$f"
 	done
-	timeout 1 $W/readchunks -s 5 $dir/events > /dev/null
+	timeout 1 "$W/readchunks" -s 5 "$dir/events" > /dev/null
 	# control: the probes come and go (register/unregister), reset, junk.
 	for cmd in "disable all" "enable all" "disable faults" "enable faults" reset; do
-		echo "$cmd" > $dir/control 2>/dev/null || fail "control '$cmd' on $dir"
+		echo "$cmd" > "$dir/control" 2>/dev/null || fail "control '$cmd' on $dir"
 	done
-	[ "$($W/writefile $dir/control "garbage")" = EINVAL ] || fail "control garbage on $dir"
+	[ "$("$W/writefile" "$dir/control" "garbage")" = EINVAL ] || fail "control garbage on $dir"
 	diag "$dir exercised in $(($(date +%s) - t0)) s"
 }
 

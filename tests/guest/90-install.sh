@@ -1,4 +1,5 @@
 # vm-args: --overlay -m 1G
+# shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 # Install memscope as a Debian user would, on a writable overlay of the host
 # root, and take it out again:
@@ -55,11 +56,11 @@ export DEBIAN_FRONTEND=noninteractive
 APT="apt-get -y -q -o Dir::Etc::SourceList=/tmp/no-sources/sources.list
 	-o Dir::Etc::SourceParts=/tmp/no-sources"
 
-[ -d $U ] && touch /.memscope-rw 2>/dev/null && rm /.memscope-rw ||
+{ [ -d $U ] && touch /.memscope-rw 2>/dev/null && rm /.memscope-rw; } ||
 	skip "needs a writable root (vm-run --overlay)"
 for d in $DEBS; do [ -f "$d" ] || fail "$d missing: run 'make deb' on the host"; done
 command -v dkms > /dev/null || skip "dkms not installed on the host"
-[ -e /lib/modules/$REL/build/include ] || skip "no headers for $REL"
+[ -e "/lib/modules/$REL/build/include" ] || skip "no headers for $REL"
 [ -z "$(ls /var/lib/dkms)" ] || fail "/var/lib/dkms is not empty at start"
 [ -n "$BUILD" ] || [ -f "$TARBALL" ] ||
 	fail "$TARBALL missing: run 'scripts/dkms-prebuilt build/deb/prebuilt $REL' on the host"
@@ -67,7 +68,7 @@ command -v dkms > /dev/null || skip "dkms not installed on the host"
 # --- a machine with one kernel, in the overlay only -------------------------
 hidden=
 for b in /lib/modules/*/build; do
-	[ "$b" = /lib/modules/$REL/build ] && continue
+	[ "$b" = "/lib/modules/$REL/build" ] && continue
 	[ -e "$b" ] || [ -h "$b" ] || continue
 	mv "$b" "$b.memscope-hidden" && hidden="$hidden $b"
 done
@@ -78,10 +79,11 @@ mkdir -p /tmp/no-sources && : > /tmp/no-sources/sources.list
 if [ -z "$BUILD" ]; then
 	# Where dh_dkms's postinst looks for a binaries-only DKMS tarball.
 	mkdir -p /usr/share/memscope-dkms
-	cp "$TARBALL" /usr/share/memscope-dkms/memscope-$VER.dkms.tar.gz
+	cp "$TARBALL" "/usr/share/memscope-dkms/memscope-$VER.dkms.tar.gz"
 fi
 step=setup
 T0=$(date +%s)
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	for b in $hidden; do mv "$b.memscope-hidden" "$b"; done
 	hidden=
@@ -175,7 +177,7 @@ created | sort > /tmp/before
 # shellcheck disable=SC2086
 run "apt install" $APT install $DEBS
 if [ -n "$BUILD" ]; then
-	grep -q "^Building initial module for $REL" $LOG && ! grep -q 'Loading tarball' $LOG ||
+	{ grep -q "^Building initial module for $REL" $LOG && ! grep -q 'Loading tarball' $LOG; } ||
 		fail "postinst did not build for $REL: $(cat $LOG)"
 	diag "apt install: DKMS compiled memscope for $REL in the guest"
 else
@@ -199,6 +201,7 @@ step="make dkms-install over the package"
 make -s -C "$TOP" dkms-install > $LOG 2>&1 && fail "dkms-install ran over the package"
 grep -q 'belongs to the memscope-dkms package' $LOG || fail "dkms-install: $(cat $LOG)"
 
+# shellcheck disable=SC2086 # $APT is apt-get and its options
 run "apt purge" $APT purge memscope memscope-dkms
 nothing_left "apt purge"
 

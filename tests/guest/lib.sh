@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for guest tests (sourced).  Each tests/guest/*.sh is one kselftest
 # style test: it prints diagnostics as "# ..." lines and exits 0 (pass),
@@ -8,7 +9,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 REL=$(uname -r)
 KO=$TOP/build/$REL/memscope.ko
 D=/sys/kernel/debug/memscope
+# shellcheck disable=SC2034 # used by the tests that source this file
 W=$TOP/build/workloads
+# shellcheck disable=SC2034 # used by the tests that source this file
 CLI=$TOP/userspace/memscope
 
 # printf, not echo: dash's echo would expand the \040 escapes in fields.
@@ -17,6 +20,7 @@ fail() { printf '# FAIL: %s\n' "$*"; exit 1; }
 skip() { printf '# SKIP %s\n' "$*"; exit 4; }
 
 # ms_load [params...]: load the module built for this kernel.
+# shellcheck disable=SC2120 # the parameters are optional
 ms_load() {
 	lsmod | grep -q '^memscope ' && rmmod memscope
 	insmod "$KO" "$@" || fail "insmod $KO $* failed"
@@ -35,6 +39,7 @@ snap() { cat $D/stats /proc/vmstat > "$1"; }
 snap_get() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 # kver_ge MAJOR MINOR: the running kernel is at least MAJOR.MINOR.
 kver_ge() {
+	# shellcheck disable=SC2046 # split the release into its numbers
 	set -- "$1" "$2" $(uname -r | tr '.-' '  ')
 	[ "$3" -gt "$1" ] || { [ "$3" -eq "$1" ] && [ "$4" -ge "$2" ]; }
 }
@@ -70,8 +75,9 @@ need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 # first (with /tmp/reader.err, its stderr by convention) or after SECONDS.
 wait_open() {
 	_t=0
-	until ls -l /proc/$1/fd 2>/dev/null | grep -q " $2\$"; do
-		kill -0 $1 2>/dev/null ||
+	# shellcheck disable=SC2010 # matches the targets of the fd symlinks
+	until ls -l "/proc/$1/fd" 2>/dev/null | grep -q " $2\$"; do
+		kill -0 "$1" 2>/dev/null ||
 			fail "$4: reader of $2 exited before opening it: $(cat /tmp/reader.err 2>/dev/null)"
 		_t=$((_t + 1))
 		[ $_t -le $(($3 * 10)) ] || fail "$4: reader did not open $2 in $3 s"
@@ -82,11 +88,11 @@ wait_open() {
 # reader the unload must run down), then reaps it.  Fails after SECONDS.
 wait_gone() {
 	_t=0
-	while kill -0 $1 2>/dev/null; do
+	while kill -0 "$1" 2>/dev/null; do
 		_t=$((_t + 1))
 		[ $_t -le $(($2 * 10)) ] || fail "$3: reader $1 still blocked $2 s after the unload"
 		sleep 0.1
 	done
-	wait $1
+	wait "$1"
 }
 trap 'ms_unload 2>/dev/null' EXIT

@@ -12,7 +12,7 @@ arch=${SRCARCH:-x86}
 has() { grep -qsE "$2" "$src/$1"; }
 
 # Entry arguments of a kprobed function: x86 has the helper from 4.20.
-has arch/$arch/include/asm/ptrace.h 'regs_get_kernel_argument' &&
+has "arch/$arch/include/asm/ptrace.h" 'regs_get_kernel_argument' &&
 	echo -DMS_HAVE_REGS_GET_KERNEL_ARGUMENT
 # procfs takes struct proc_ops from 5.6.
 has include/linux/proc_fs.h 'struct proc_ops \{' && echo -DMS_HAVE_PROC_OPS

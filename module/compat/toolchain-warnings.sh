@@ -26,7 +26,7 @@
 # otherwise prints the others and exits 1.
 o=$1 kdir=$2
 objtool=$kdir/tools/objtool/objtool
-old_cold= old_secsym=
+old_cold='' old_secsym=''
 if [ -x "$objtool" ]; then
 	strings "$objtool" | grep -qx '\.cold\.' && old_cold=1
 	strings "$objtool" | grep -q 'missing symbol for section' && old_secsym=1

@@ -11,6 +11,9 @@
 # A skipped test (missing tool, not root) is reported as "# SKIP" and is
 # never counted as passed.
 
+# Each test is "A && B && ... || { show; return 1; }": whichever check
+# fails, show the output.  Expected messages quote commands in backticks.
+# shellcheck disable=SC2015,SC2016
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FX=$ROOT/tests/fixtures

@@ -19,6 +19,13 @@
 DEFINE_PER_CPU(struct ms_probe_cpu, ms_probe_hits);
 struct ms_probe *ms_probes[MS_NR_PROBES];
 static DEFINE_MUTEX(ms_probe_lock);
+/*
+ * Set by ms_probes_exit(): /proc/memscope/control holds no module
+ * reference, so an "enable" can still arrive after the probes came off and
+ * before the files are gone.  It must not attach handlers that are about
+ * to be unloaded.
+ */
+static bool ms_probes_closing;
 
 static char *disable;
 module_param(disable, charp, 0400);
@@ -234,6 +241,7 @@ int ms_probes_init(void)
 void ms_probes_exit(void)
 {
 	mutex_lock(&ms_probe_lock);
+	ms_probes_closing = true;
 	ms_detach(NULL);
 	mutex_unlock(&ms_probe_lock);
 }
@@ -245,6 +253,10 @@ int ms_probe_set(const char *name, bool on)
 	int i, err = 0;
 
 	mutex_lock(&ms_probe_lock);
+	if (ms_probes_closing) {
+		mutex_unlock(&ms_probe_lock);
+		return -ENODEV;
+	}
 	for (i = 0; i < MS_NR_PROBES; i++) {
 		struct ms_probe *p = ms_probes[i];
 

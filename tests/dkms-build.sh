@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# DKMS builds memscope for each kernel from a copy of the tree, in private
-# DKMS and source trees so the host's DKMS state is untouched.  TAP lines.
+# DKMS builds memscope for each kernel from the source scripts/dkms-tree
+# lays out (what the packages install), and for the first kernel from the
+# whole tree copied as a user would to /usr/src/memscope-<version> and
+# added with "dkms add /usr/src/memscope-<version>".  Private DKMS and source trees, so the host's DKMS
+# state is untouched.  TAP lines.
 top=$(cd "$(dirname "$0")/.." && pwd)
 ver=$(cat "$top/VERSION")
-echo "1..$#"
+echo "1..$(($# + 1))"
 command -v dkms > /dev/null || { echo "# Error: dkms not installed; run 'make deps'"; exit 1; }
 tmp=$(mktemp -d)
 fail=0
@@ -23,4 +26,22 @@ for k in "$@"; do
 		fail=1
 	fi
 done
+# A user's copy: the whole checkout (without build/ and .git), as it is.
+user=$tmp/user-src/memscope-$ver
+mkdir -p "$user" "$tmp/user-dkms"
+tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$user"
+# "dkms add DIR" takes the version from dkms.conf, so it must be written out.
+if dkms add "$user" --sourcetree "$tmp/user-src" --dkmstree "$tmp/user-dkms" \
+	> "$tmp/log" 2>&1 &&
+   [ -d "$tmp/user-dkms/memscope/$ver" ] &&
+   dkms build -m memscope -v "$ver" -k "$1" --sourcetree "$tmp/user-src" \
+	--dkmstree "$tmp/user-dkms" >> "$tmp/log" 2>&1 &&
+   ko=$(find "$tmp/user-dkms/memscope/$ver/$1" -name 'memscope.ko*' | head -n 1) &&
+   [ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$ver"; then
+	echo "ok - dkms add and build of the tree copied to /usr/src/memscope-$ver [$1]"
+else
+	sed 's/^/# /' "$tmp/log" | tail -n 20
+	echo "not ok - dkms add and build of the tree copied to /usr/src/memscope-$ver [$1]"
+	fail=1
+fi
 exit $fail

@@ -31,9 +31,9 @@ static const struct ms_tool tools[] = {
 	{ "oomkill", cmd_oomkill, OPT_LAST,
 	  "oomkill [--last]",
 	  "OOM kills as they happen (--last: the recent ones)" },
-	{ "drsnoop", cmd_drsnoop, OPT_PID | OPT_LAST,
-	  "drsnoop [-T] [-p PID] [--last]",
-	  "each direct reclaim with its latency and pages" },
+	{ "drsnoop", cmd_drsnoop, OPT_PID | OPT_LAST | OPT_MEMCG,
+	  "drsnoop [-T] [-p PID] [--memcg] [--last]",
+	  "each direct reclaim with its latency and pages (--memcg: memcg reclaims too)" },
 	{ "vmscan", cmd_vmscan, OPT_INTERVAL,
 	  "vmscan [INTERVAL [COUNT]]",
 	  "reclaim time per interval, then latency histograms" },
@@ -240,6 +240,9 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 		} else if (!strcmp(a, "--last")) {
 			o->last = true;
 			used |= OPT_LAST;
+		} else if (!strcmp(a, "--memcg")) {
+			o->memcg = true;
+			used |= OPT_MEMCG;
 		} else if (!strcmp(a, "--prometheus")) {
 			o->prometheus = true;
 			used |= OPT_PROM;
@@ -262,6 +265,7 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			    (used & ~(*tool)->opts) & OPT_PID ? "-p" :
 			    (used & ~(*tool)->opts) & OPT_HIST ? "--hist" :
 			    (used & ~(*tool)->opts) & OPT_LAST ? "--last" :
+			    (used & ~(*tool)->opts) & OPT_MEMCG ? "--memcg" :
 			    (used & ~(*tool)->opts) & OPT_DELAY ? "-d" : "--prometheus",
 			    (*tool)->usage);
 		return ARGS_BAD;

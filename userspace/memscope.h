@@ -28,6 +28,7 @@ enum {
 	OPT_INTERVAL	= 1 << 3,
 	OPT_DELAY	= 1 << 4,
 	OPT_PROM	= 1 << 5,
+	OPT_MEMCG	= 1 << 6,
 };
 
 struct ms_opts {
@@ -35,6 +36,7 @@ struct ms_opts {
 	bool timestamp;
 	bool hist;
 	bool last;
+	bool memcg;		/* drsnoop: memcg reclaims too */
 	bool prometheus;
 	bool has_pid;
 	int64_t pid;

@@ -24,10 +24,11 @@ struct drsnoop_ctx {
 
 static void drsnoop_header(const struct ms_opts *o)
 {
-	/* BCC drsnoop's columns */
+	/* BCC drsnoop's columns, and with --memcg which reclaim it was */
 	if (o->timestamp)
 		print_fp("%-14s", "TIME(s)");
-	print_fp("%-14s %-6s %8s %5s\n", "COMM", "PID", "LAT(ms)", "PAGES");
+	print_fp("%-14s %-6s %8s %5s%s\n", "COMM", "PID", "LAT(ms)", "PAGES",
+		 o->memcg ? " TYPE" : "");
 }
 
 static int drsnoop_event(void *p, const struct ms_record *r)
@@ -35,10 +36,19 @@ static int drsnoop_event(void *p, const struct ms_record *r)
 	struct drsnoop_ctx *c = p;
 	uint64_t t = 0, lat = 0, pages = 0;
 	const char *comm = ms_rec_get(r, "comm"), *memcg;
+	bool is_memcg;
 	int64_t pid = -1;
 
 	ms_rec_i64(r, "pid", &pid);
 	if (c->o->has_pid && pid != c->o->pid)
+		return 0;
+	/*
+	 * The ring and the stream carry memcg reclaims too (memcg=1); like
+	 * the book's and BCC's drsnoop, show direct reclaim unless asked.
+	 */
+	memcg = ms_rec_get(r, "memcg");
+	is_memcg = memcg && !strcmp(memcg, "1");
+	if (is_memcg && !c->o->memcg)
 		return 0;
 	ms_rec_u64(r, "time_ns", &t);
 	ms_rec_u64(r, "latency_ns", &lat);
@@ -54,10 +64,12 @@ static int drsnoop_event(void *p, const struct ms_record *r)
 	print_string(PRINT_ANY, "comm", "%-14.14s ", comm ? comm : "?");
 	print_num_str(PRINT_ANY, "pid", "%-6s ", ms_rec_get(r, "pid"));
 	print_float(PRINT_ANY, "lat_ms", "%8.2f ", (double)lat / 1e6);
-	print_uint(PRINT_ANY, "pages", "%5llu\n", pages);
+	print_uint(PRINT_ANY, "pages", "%5llu", pages);
+	if (c->o->memcg)
+		print_string(PRINT_FP, NULL, " %s", is_memcg ? "memcg" : "direct");
+	print_fp("\n");
 	print_uint(PRINT_JSON, "latency_ns", NULL, lat);
 	print_uint(PRINT_JSON, "time_ns", NULL, t);
-	memcg = ms_rec_get(r, "memcg");
 	if (memcg)
 		print_num_str(PRINT_JSON, "memcg", NULL, memcg);
 	print_end_record();
@@ -85,7 +97,8 @@ int cmd_drsnoop(const struct ms_opts *o)
 		ms_ring_free(&ring);
 		return ret ? 1 : 0;
 	}
-	print_fp("Tracing direct reclaim events... Hit Ctrl-C to end.\n");
+	print_fp("Tracing direct reclaim%s events... Hit Ctrl-C to end.\n",
+		 o->memcg ? " and memcg reclaim" : "");
 	drsnoop_header(o);
 	fflush(stdout);
 	return ms_follow_events("direct_reclaim", drsnoop_event, &c) ? 1 : 0;

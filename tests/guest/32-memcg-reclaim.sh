@@ -47,6 +47,12 @@ expect_ge "direct_reclaim ring memcg=1 lines" "$n" 1
 older=$(awk -v p="$pid" '/ memcg=1$/ { sub("pid=", "", $2); if ($2 + 0 < p + 0) n++ }
 	END { print n + 0 }' $D/direct_reclaim)
 expect_eq "memcg=1 lines from a task older than the cgroup's shell (pid $pid)" "$older" 0
+# The CLI's drsnoop, like BCC's, shows direct reclaim only: none here.
+# --memcg adds the ring's memcg reclaims, each marked as such.
+"$CLI" drsnoop --last > /tmp/dr.out || fail "memscope drsnoop --last failed"
+expect_eq "drsnoop --last rows (no direct reclaim)" "$(grep -vc '^COMM' /tmp/dr.out)" 0
+"$CLI" drsnoop --memcg --last > /tmp/dr.out || fail "memscope drsnoop --memcg --last failed"
+expect_eq "drsnoop --memcg --last rows marked memcg" "$(grep -c ' memcg$' /tmp/dr.out)" "$n"
 hcount=$(awk '/^# count/ { print $3 }' $D/hist/memcg_reclaim_ns)
 expect_eq "hist/memcg_reclaim_ns count vs memcg_reclaim_count" "$hcount" "$c1"
 exit 0

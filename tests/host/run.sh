@@ -161,18 +161,27 @@ t "oomkill: BCC line format, other events skipped" t_oomkill
 t_oomlast() { ms "${B[@]}" oomkill --last; rc_is 0 && has_re "$OOM1" && has_re "$OOM2" && count_is 2 "Triggered by"; }
 t "oomkill --last: the oom ring" t_oomlast
 
+# The fixture has a direct reclaim (workload) and a memcg one (Web Content):
+# like BCC's drsnoop, only the direct one shows unless --memcg asks.
 t_drsnoop() { ms "${B[@]}" drsnoop; rc_is 0 &&
 	has "COMM           PID     LAT(ms) PAGES" &&
-	has "workload       1234       1.72    57" &&
-	has "Web Content    987       12.35    32"; }
-t "drsnoop: BCC columns COMM PID LAT(ms) PAGES" t_drsnoop
-t_drsnoop_T() { ms "${B[@]}" drsnoop -T; rc_is 0 &&
-	has "TIME(s)       COMM           PID     LAT(ms) PAGES" &&
-	has "0.000000000   workload       1234       1.72    57" &&
-	has "0.100000000   Web Content    987       12.35    32"; }
+	has "workload       1234       1.72    57" && lacks "Web Content"; }
+t "drsnoop: BCC columns COMM PID LAT(ms) PAGES, direct reclaim only" t_drsnoop
+t_drsnoop_memcg() { ms "${B[@]}" drsnoop --memcg; rc_is 0 &&
+	has "COMM           PID     LAT(ms) PAGES TYPE" &&
+	has "workload       1234       1.72    57 direct" &&
+	has "Web Content    987       12.35    32 memcg"; }
+t "drsnoop --memcg: memcg reclaims too, in a TYPE column" t_drsnoop_memcg
+t_drsnoop_T() { ms "${B[@]}" drsnoop -T --memcg; rc_is 0 &&
+	has "TIME(s)       COMM           PID     LAT(ms) PAGES TYPE" &&
+	has "0.000000000   workload       1234       1.72    57 direct" &&
+	has "0.100000000   Web Content    987       12.35    32 memcg"; }
 t "drsnoop -T: TIME(s) since the first event" t_drsnoop_T
-t_drsnoop_p() { ms "${B[@]}" drsnoop -p 987 --last; rc_is 0 && has "Web Content    987" && lacks "workload"; }
+t_drsnoop_p() { ms "${B[@]}" drsnoop -p 987 --memcg --last; rc_is 0 && has "Web Content    987" &&
+	lacks "workload" && { ms "${B[@]}" drsnoop -p 987 --last; rc_is 0 && lacks "Web Content"; }; }
 t "drsnoop -p PID --last" t_drsnoop_p
+t_drsnoop_opt() { ms "${B[@]}" faults --memcg; rc_is 1 && has_err "faults does not take --memcg"; }
+t "--memcg is drsnoop's alone" t_drsnoop_opt
 
 VMHDR="TIME         S-SLABms  D-RECLAIMms  M-RECLAIMms KSWAPD WRITEPAGE"
 t_vmscan() { ms "${B[@]}" vmscan; rc_is 0 && line_is 1 "$VMHDR" &&
@@ -248,6 +257,7 @@ jt "oomkill" ms -j "${B[@]}" oomkill
 jt "oomkill --last" ms -j "${B[@]}" oomkill --last
 jt "drsnoop -T" ms -j "${B[@]}" drsnoop -T
 jt "drsnoop --last" ms -j "${B[@]}" drsnoop --last
+jt "drsnoop --memcg --last" ms -j "${B[@]}" drsnoop --memcg --last
 jt "vmscan" ms -j "${B[@]}" vmscan
 jt "vmscan 1 3 (steps)" st -j vmscan 1 3
 jt "shrinkers" ms -j "${B[@]}" shrinkers

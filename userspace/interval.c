@@ -96,18 +96,25 @@ void ms_fmt_hms(char *buf, size_t size, time_t t)
 		snprintf(buf, size, "??:??:??");
 }
 
-/* An event's CLOCK_MONOTONIC stamp as wall-clock time of day. */
+/*
+ * An event's CLOCK_MONOTONIC stamp as wall-clock time of day: the event's
+ * wall time in nanoseconds, rounded down to its second once, so that text
+ * and JSON (and two runs) name the same second for the same event.
+ */
 void ms_fmt_hms_mono_ns(char *buf, size_t size, uint64_t mono_ns)
 {
+	const int64_t nsec = 1000000000;
 	struct timespec mono, real;
-	double ago;
+	int64_t now_mono, now_real, ago;
 
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
-	ago = ((double)mono.tv_sec + mono.tv_nsec / 1e9) - (double)mono_ns / 1e9;
-	if (mono_ns == 0 || ago < 0 || ago > 1e9)
+	now_mono = (int64_t)mono.tv_sec * nsec + mono.tv_nsec;
+	now_real = (int64_t)real.tv_sec * nsec + real.tv_nsec;
+	ago = now_mono - (int64_t)mono_ns;
+	if (mono_ns == 0 || mono_ns > (uint64_t)INT64_MAX || ago < 0 || ago > now_real)
 		ago = 0;
-	ms_fmt_hms(buf, size, real.tv_sec - (time_t)ago);
+	ms_fmt_hms(buf, size, (time_t)((now_real - ago) / nsec));
 }
 
 /* -T: a time line before a text report, "time" and "timestamp" in JSON. */

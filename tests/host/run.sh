@@ -273,6 +273,38 @@ assert k[0]["victim_pid"] == 3457 and k[0]["loadavg"] == "0.10 0.20 0.30 1/80 12
 assert k[1]["victim_comm"] == "Web Content" and k[1]["oom_score_adj"] == -100, k[1]
 ' "$T/out" || { show; return 1; }; }
 t "JSON: typed values and decoded strings" t_json_values
+# An event's time of day is its CLOCK_MONOTONIC stamp moved to the wall
+# clock and rounded down once: each "time" must be the second computed
+# here, from "time_ns" of the same record, in the run's bracket.
+t_event_time() { mkdir -p "$T/times" && cp -r "$FX/basic/." "$T/times/" &&
+	# 50 stamps 20 ms apart: unless the wall clock is in the last 20 ms of
+	# its second, some fall where rounding twice would be a second off.
+	for k in $(seq 0 49); do
+		echo "time_ns=$((5000000000 + k * 20000000)) pid=42 comm=kcompactd0 latency_ns=2500000 status=complete"
+	done > "$T/times/compaction" && python3 - "$M" "$T/times" <<'PY'
+import json, subprocess, sys, time
+def hms(t_ns):
+    off = time.clock_gettime_ns(time.CLOCK_REALTIME) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    return time.strftime("%H:%M:%S", time.localtime((t_ns + off) // 10**9))
+checked = 0
+for args in (["compact"], ["oomkill", "--last"]):
+    for attempt in range(5):
+        out = subprocess.run([sys.argv[1], "-j", "--dir", sys.argv[2]] + args,
+                             capture_output=True, text=True, check=True).stdout
+        recs = [json.loads(l) for l in out.splitlines() if l.strip()]
+        evs = recs[0].get("events", []) if args[0] == "compact" else recs
+        before = [hms(e["time_ns"]) for e in evs]
+        after = [hms(e["time_ns"]) for e in evs]
+        if before != after:
+            continue    # a second boundary fell in the run: try again
+        for e, want in zip(evs, before):
+            assert e["time"] == want, (args, e["time_ns"], e["time"], want)
+            checked += 1
+        break
+assert checked >= 52, checked
+PY
+}
+t "an event's time of day: its stamp on the wall clock, rounded once" t_event_time
 t_json_error() { ms -j --dir "$T/nonexistent" status; rc_is 1 && json_lines &&
 	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; assert "modprobe memscope" in e, e' "$T/out" ||
 	{ show; return 1; }; }

@@ -13,35 +13,37 @@ tmp=$(mktemp -d)
 fail=0
 trap 'rm -rf "$tmp"' EXIT
 "$top/scripts/dkms-tree" "$tmp/src/memscope-$ver"
-mkdir -p "$tmp/dkms"
-for k in "$@"; do
-	if dkms build -m memscope -v "$ver" -k "$k" --sourcetree "$tmp/src" \
-		--dkmstree "$tmp/dkms" > "$tmp/log" 2>&1 &&
-	   ko=$(find "$tmp/dkms/memscope/$ver/$k" -name 'memscope.ko*' | head -n 1) &&
-	   [ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$ver"; then
-		echo "ok - dkms build from a copy of the tree [$k]"
+# built SRCTREE DKMSTREE KERNEL: dkms build works, and the module it
+# made carries VERSION.  Its output is appended to $tmp/log.
+built() {
+	dkms build -m memscope -v "$ver" -k "$3" --sourcetree "$1" \
+		--dkmstree "$2" >> "$tmp/log" 2>&1 &&
+	ko=$(find "$2/memscope/$ver/$3" -name 'memscope.ko*' | head -n 1) &&
+	[ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$ver"
+}
+# result STATUS NAME: one TAP line; a failure shows the log's end first.
+result() {
+	if [ "$1" = 0 ]; then
+		echo "ok - $2"
 	else
 		sed 's/^/# /' "$tmp/log" | tail -n 20
-		echo "not ok - dkms build from a copy of the tree [$k]"
+		echo "not ok - $2"
 		fail=1
 	fi
+}
+mkdir -p "$tmp/dkms"
+for k in "$@"; do
+	: > "$tmp/log"
+	built "$tmp/src" "$tmp/dkms" "$k"
+	result $? "dkms build from a copy of the tree [$k]"
 done
 # A user's copy: the whole checkout (without build/ and .git), as it is.
 user=$tmp/user-src/memscope-$ver
 mkdir -p "$user" "$tmp/user-dkms"
 tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$user"
 # "dkms add DIR" takes the version from dkms.conf, so it must be written out.
-if dkms add "$user" --sourcetree "$tmp/user-src" --dkmstree "$tmp/user-dkms" \
-	> "$tmp/log" 2>&1 &&
-   [ -d "$tmp/user-dkms/memscope/$ver" ] &&
-   dkms build -m memscope -v "$ver" -k "$1" --sourcetree "$tmp/user-src" \
-	--dkmstree "$tmp/user-dkms" >> "$tmp/log" 2>&1 &&
-   ko=$(find "$tmp/user-dkms/memscope/$ver/$1" -name 'memscope.ko*' | head -n 1) &&
-   [ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$ver"; then
-	echo "ok - dkms add and build of the tree copied to /usr/src/memscope-$ver [$1]"
-else
-	sed 's/^/# /' "$tmp/log" | tail -n 20
-	echo "not ok - dkms add and build of the tree copied to /usr/src/memscope-$ver [$1]"
-	fail=1
-fi
+dkms add "$user" --sourcetree "$tmp/user-src" --dkmstree "$tmp/user-dkms" > "$tmp/log" 2>&1 &&
+	[ -d "$tmp/user-dkms/memscope/$ver" ] &&
+	built "$tmp/user-src" "$tmp/user-dkms" "$1"
+result $? "dkms add and build of the tree copied to /usr/src/memscope-$ver [$1]"
 exit $fail

@@ -7,58 +7,98 @@
  * One kretprobe does both: its entry handler sees the arguments, its return
  * handler the vm_fault_t, and the instance data carries the start time and
  * the table rows across a fault that may sleep.  The vma must not be touched
- * on return (it may be gone), hence the rows are found on entry.
+ * on return (it may be gone), hence the rows are found on entry.  A fault
+ * that finds no free instance runs no handler: stats.c adds the probe's
+ * misses to `faults` and shows them as `faults_unclassified`.
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/hugetlb_inline.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 
 #include "memscope.h"
 
-struct ms_fault_data {
-	u64 start;
-	struct ms_row *pid_row;
-	struct ms_row *file_row;
-};
-
-#define MS_ANON_KEY 1ULL	/* no real dentry hash_len is 1: len would be 0 */
-
-static struct ms_row *ms_file_row(struct vm_area_struct *vma)
-{
-	struct ms_table *t = &ms_tables[MS_T_FAULTS_BY_FILE];
-	struct file *file = vma->vm_file;
-	struct dentry *dentry;
+/* A row found on entry, and its key then: a row can be reused meanwhile. */
+struct ms_fault_row {
 	struct ms_row *row;
 	u64 key;
+};
 
-	if (!file) {
-		row = ms_table_get(t, MS_ANON_KEY);
-		if (row && !READ_ONCE(row->ready)) {
-			strscpy(row->name, "[anon]", sizeof(row->name));
-			smp_store_release(&row->ready, 1);
-		}
-		return row;
-	}
-	/*
-	 * As ffaults.bt, by dentry name.  The vma pins the file and so the
-	 * dentry; d_name changes only by rename, and the old name is freed
-	 * after an RCU grace period.  The key is the name's hash and length,
-	 * which the dcache already computed.
-	 */
-	dentry = file->f_path.dentry;
+enum { MS_FR_PID, MS_FR_FILE, MS_FR_CGROUP, MS_NR_FR };
+
+struct ms_fault_data {
+	u64 start;
+	struct ms_fault_row r[MS_NR_FR];
+};
+
+static const enum ms_table_id ms_fault_tables[MS_NR_FR] = {
+	[MS_FR_PID] = MS_T_FAULTS_BY_PID,
+	[MS_FR_FILE] = MS_T_FAULTS_BY_FILE,
+	[MS_FR_CGROUP] = MS_T_FAULTS_BY_CGROUP,
+};
+
+#define MS_ANON_KEY 1ULL	/* file keys are even */
+
+/*
+ * By file name, as ffaults.bt: one row per name, wherever the file is.
+ * The dcache's own hash is salted by the parent directory, so the key is a
+ * hash of the name itself.  The vma pins the file and so the dentry; a
+ * rename may change d_name under us, and frees an old external name only
+ * after a grace period.  As prepend_name() does, read the pointer, then at
+ * most the length, stopping at a NUL: the copy never runs past either
+ * name, and at worst mixes the two.  The key is computed from the bytes
+ * copied, so it always matches the name shown.
+ */
+static noinline struct ms_row *ms_file_name_row(struct ms_table *t, struct file *file)
+{
+	char name[MS_NAME_LEN];
+	const unsigned char *s;
+	struct ms_row *row;
+	unsigned int len, n;
+	u64 h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
 	rcu_read_lock();
-	key = READ_ONCE(dentry->d_name.hash_len);
-	row = ms_table_get(t, key ?: MS_ANON_KEY + 1);
-	if (row && !READ_ONCE(row->ready)) {
-		strscpy(row->name, READ_ONCE(dentry->d_name.name), sizeof(row->name));
-		smp_store_release(&row->ready, 1);
+	s = smp_load_acquire(&file->f_path.dentry->d_name.name);
+	len = min_t(unsigned int, READ_ONCE(file->f_path.dentry->d_name.len),
+		    sizeof(name) - 1);
+	for (n = 0; n < len; n++) {
+		unsigned char c = READ_ONCE(s[n]);
+
+		if (!c)
+			break;
+		name[n] = c;
+		h = (h ^ c) * 0x100000001b3ULL;
 	}
 	rcu_read_unlock();
+	name[n] = '\0';
+	row = ms_table_hit(t, (h << 1) | 2) ?: ms_table_get(t, (h << 1) | 2);
+	if (row && !READ_ONCE(row->ready)) {
+		memcpy(row->name, name, n + 1);
+		smp_store_release(&row->ready, 1);
+	}
+	return row;
+}
+
+static __always_inline struct ms_row *ms_file_row(struct vm_area_struct *vma)
+{
+	struct ms_table *t = &ms_tables[MS_T_FAULTS_BY_FILE];
+	struct ms_row *row;
+
+	if (vma->vm_file)
+		return ms_file_name_row(t, vma->vm_file);
+	row = ms_table_hit(t, MS_ANON_KEY);
+	if (likely(row))
+		return row;
+	row = ms_table_get(t, MS_ANON_KEY);
+	if (row && !READ_ONCE(row->ready)) {
+		strscpy(row->name, "[anon]", sizeof(row->name));
+		smp_store_release(&row->ready, 1);
+	}
 	return row;
 }
 
@@ -73,26 +113,42 @@ static enum ms_stat ms_fault_class(struct vm_area_struct *vma)
 	return MS_faults_file;
 }
 
+static __always_inline void ms_fault_count(struct ms_fault_data *d, int cpu, int i,
+					   struct ms_row *row)
+{
+	struct ms_table *t = &ms_tables[ms_fault_tables[i]];
+
+	d->r[i].row = row;
+	if (!row)
+		return;
+	d->r[i].key = READ_ONCE(row->key);
+	ms_row_add_cpu(t, cpu, row, 0, 1);
+}
+
 static int ms_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ms_fault_data *d = (struct ms_fault_data *)ri->data;
 	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, 0);
 	unsigned int flags = ms_arg(regs, 2);
+	int cpu;
 
-	ms_hit(MS_P_faults);
-	ms_stat_inc(MS_faults);
+	ms_hit(MS_P_faults);	/* also `faults` in stats */
 	ms_stat_inc(flags & FAULT_FLAG_USER ? MS_faults_user : MS_faults_kernel);
 	if (flags & FAULT_FLAG_WRITE)
 		ms_stat_inc(MS_faults_write);
 	ms_stat_inc(ms_fault_class(vma));
 
-	d->pid_row = ms_table_get_task(&ms_tables[MS_T_FAULTS_BY_PID], current);
-	if (d->pid_row)
-		ms_row_add(d->pid_row, 0, 1);
-	d->file_row = ms_file_row(vma);
-	if (d->file_row)
-		ms_row_add(d->file_row, 0, 1);
-	d->start = local_clock();
+	/* A kretprobe entry handler runs with preemption disabled. */
+	cpu = smp_processor_id();
+	ms_fault_count(d, cpu, MS_FR_PID, ms_table_get_task(&ms_tables[MS_T_FAULTS_BY_PID]));
+	ms_fault_count(d, cpu, MS_FR_FILE, ms_file_row(vma));
+	ms_fault_count(d, cpu, MS_FR_CGROUP,
+		       ms_table_get_cgroup(&ms_tables[MS_T_FAULTS_BY_CGROUP]));
+	/*
+	 * The fault may sleep and return on another CPU: CLOCK_MONOTONIC, as
+	 * ms_pair_now(), called directly on this hot path.
+	 */
+	d->start = ktime_get_mono_fast_ns();
 	return 0;
 }
 
@@ -100,14 +156,19 @@ static int ms_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ms_fault_data *d = (struct ms_fault_data *)ri->data;
 	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
+	s64 lat = ktime_get_mono_fast_ns() - d->start;
+	int i;
 
-	ms_hist_add(MS_H_fault_latency_ns, local_clock() - d->start);
+	ms_hist_add(MS_H_fault_latency_ns, max_t(s64, lat, 0));
 	if (ret & VM_FAULT_MAJOR) {
 		ms_stat_inc(MS_faults_major);
-		if (d->pid_row)
-			ms_row_add(d->pid_row, 1, 1);
-		if (d->file_row)
-			ms_row_add(d->file_row, 1, 1);
+		for (i = 0; i < MS_NR_FR; i++) {
+			struct ms_row *row = d->r[i].row;
+
+			/* Not if the row was reused for another key meanwhile. */
+			if (row && READ_ONCE(row->key) == d->r[i].key)
+				__ms_row_add(&ms_tables[ms_fault_tables[i]], row, 1, 1);
+		}
 	}
 	if (ret & VM_FAULT_RETRY)
 		ms_stat_inc(MS_faults_retry);
@@ -115,6 +176,10 @@ static int ms_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		ms_stat_inc(MS_faults_error);
 	return 0;
 }
+
+static int fault_maxactive;
+module_param(fault_maxactive, int, 0400);
+MODULE_PARM_DESC(fault_maxactive, "kretprobe instances for faults (default: max(512, 16 * CPUs)); faults that find none are counted as faults_unclassified");
 
 static const char *const ms_fault_targets[] = { "handle_mm_fault", NULL };
 
@@ -134,7 +199,8 @@ int ms_faults_init(void)
 	 * for many sleepers per CPU.  Faults that find it empty show as
 	 * `missed` in the probes file.
 	 */
-	ms_fault_probe.maxactive = max_t(int, 512, 16 * num_possible_cpus());
+	ms_fault_probe.maxactive = fault_maxactive > 0 ? fault_maxactive :
+				   max_t(int, 512, 16 * num_possible_cpus());
 	ms_probe_add(&ms_fault_probe, MS_P_faults);
 	return 0;
 }

@@ -67,8 +67,8 @@ static int ms_show(struct seq_file *m, void *unused)
 			seq_printf(m, "%s %llu\n", ms_stat_names[i], v[i]);
 		kfree(v);
 		return 0;
-	case MS_F_TABLE:
-		return ms_table_show(m, &ms_tables[f->arg]);
+	case MS_F_TABLE:	/* ms_table_open()'s own seq_file */
+		break;
 	case MS_F_RING:
 		return ms_ring_show(m, f->arg);
 	case MS_F_HIST:
@@ -80,7 +80,20 @@ static int ms_show(struct seq_file *m, void *unused)
 
 static int ms_open(struct inode *inode, struct file *file)
 {
+	const struct ms_file *f = inode->i_private;
+
+	if (f->kind == MS_F_TABLE)
+		return ms_table_open(file, &ms_tables[f->arg]);
 	return single_open(file, ms_show, inode->i_private);
+}
+
+static int ms_release(struct inode *inode, struct file *file)
+{
+	const struct ms_file *f = inode->i_private;
+
+	if (f->kind == MS_F_TABLE)
+		return ms_table_release(inode, file);
+	return single_release(inode, file);
 }
 
 static const struct file_operations ms_fops = {
@@ -88,7 +101,7 @@ static const struct file_operations ms_fops = {
 	.open = ms_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = single_release,
+	.release = ms_release,
 };
 
 void ms_reset_all(void)
@@ -144,14 +157,27 @@ static const struct file_operations ms_control_fops = {
 #ifdef MS_HAVE_PROC_OPS
 static int ms_proc_open(struct inode *inode, struct file *file)
 {
+	const struct ms_file *f = pde_data(inode);
+
+	if (f->kind == MS_F_TABLE)
+		return ms_table_open(file, &ms_tables[f->arg]);
 	return single_open(file, ms_show, pde_data(inode));
+}
+
+static int ms_proc_release(struct inode *inode, struct file *file)
+{
+	const struct ms_file *f = pde_data(inode);
+
+	if (f->kind == MS_F_TABLE)
+		return ms_table_release(inode, file);
+	return single_release(inode, file);
 }
 
 static const struct proc_ops ms_proc_ops = {
 	.proc_open = ms_proc_open,
 	.proc_read = seq_read,
 	.proc_lseek = seq_lseek,
-	.proc_release = single_release,
+	.proc_release = ms_proc_release,
 };
 
 static const struct proc_ops ms_control_proc_ops = {
@@ -172,6 +198,8 @@ static const struct ms_file ms_files[] = {
 	MS_F("swapins_by_pid", MS_F_TABLE, MS_T_SWAPINS_BY_PID),
 	MS_F("hugetlb_by_pid", MS_F_TABLE, MS_T_HUGETLB_BY_PID),
 	MS_F("shrinkers", MS_F_TABLE, MS_T_SHRINKERS),
+	MS_F("faults_by_cgroup", MS_F_TABLE, MS_T_FAULTS_BY_CGROUP),
+	MS_F("swapins_by_cgroup", MS_F_TABLE, MS_T_SWAPINS_BY_CGROUP),
 	MS_F("oom", MS_F_RING, MS_EV_OOM),
 	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
 	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),

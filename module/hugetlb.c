@@ -18,9 +18,9 @@ static int ms_hugetlb_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	ms_hit(MS_P_hugetlb);
 	ms_stat_inc(MS_hugetlb_faults);
-	row = ms_table_get_task(&ms_tables[MS_T_HUGETLB_BY_PID], current);
+	row = ms_table_get_task(&ms_tables[MS_T_HUGETLB_BY_PID]);
 	if (row)
-		ms_row_add(row, 0, 1);
+		__ms_row_add(&ms_tables[MS_T_HUGETLB_BY_PID], row, 0, 1);
 	return 0;
 }
 

@@ -6,7 +6,10 @@
 #ifndef _MEMSCOPE_H
 #define _MEMSCOPE_H
 
+#include <linux/cgroup.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
+#include <asm/local64.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -28,7 +31,8 @@
 	X(shrink_slab_count) X(shrink_slab_ns) X(shrink_slab_freed)	\
 	X(kswapd_wakeups) X(kswapd_wake_count) X(kswapd_wake_ns)	\
 	X(writepage) X(compaction_count) X(compaction_ns)		\
-	X(dropped) X(events_lost) X(unmatched_ends)
+	X(dropped) X(events_lost) X(unmatched_ends)			\
+	X(faults_unclassified) X(table_reused)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -107,6 +111,7 @@ struct ms_probe {
 	const char *target;
 	const char *reason;		/* why unavailable, or NULL */
 	bool attached;
+	unsigned long missed_before;	/* by earlier registrations */
 	struct kprobe kp;
 	struct kretprobe rp;
 	struct tracepoint *tp;
@@ -146,31 +151,43 @@ void ms_probes_exit(void);
 int ms_probe_set(const char *name, bool on);
 void ms_probes_show(struct seq_file *m);
 unsigned long ms_probe_missed(const struct ms_probe *p);
+unsigned long ms_probe_missed_id(enum ms_probe_id id);
 
 /*
  * Bounded tables: open addressing over a fixed array allocated at load.
- * Updates are lock-free (a cmpxchg claims a slot, counters are atomic);
- * a full table counts `dropped` instead of allocating.
+ * Probe context claims a slot with a cmpxchg on its key and counts into its
+ * own CPU's counters (get_cpu(), local64), so a hot row is written by no
+ * more than one CPU; readers fold the CPUs.  A full table reuses a row whose
+ * key is gone or that readers have already seen, and counts `dropped` only
+ * when no such row is within reach.  See table.c.
  */
 #define MS_TABLE_COLS 3
 
 struct ms_row {
-	u64 key;			/* 0: free */
-	unsigned long ptr;		/* shrinker: scan_objects, shown with %ps */
-	u32 pid;
+	u64 key;			/* 0: free; MS_KEY_BUSY: being reused */
+	u64 aux;			/* shrinker: scan_objects; cgroup: id */
+	u64 seen;			/* 1 + column 0 at a reader's open; 0: unseen */
+	u32 pid;			/* tgid, for the per-process tables */
 	u32 ready;			/* name and pid published */
+	u32 base;			/* slot * ncols: its counters' index */
 	char name[MS_NAME_LEN];
-	atomic64_t v[MS_TABLE_COLS];
+};
+
+enum ms_table_kind {
+	MS_TK_TASK,			/* (tgid, process name) */
+	MS_TK_NAME,			/* a name; rows with equal names merge */
+	MS_TK_CGROUP,			/* a cgroup2 id, shown as its path */
+	MS_TK_PTR,			/* a kernel function, shown by name */
 };
 
 struct ms_table {
 	const char *file;		/* debugfs name */
 	const char *header;		/* "# pid comm faults major" */
+	enum ms_table_kind kind;
 	unsigned int ncols;
-	bool show_pid;			/* rows start with the pid */
-	bool show_ptr;			/* name is %ps of ptr */
 	unsigned int size;		/* power of two */
 	struct ms_row *rows;
+	local64_t **cnt;		/* [cpu][slot * ncols + col] */
 };
 
 enum ms_table_id {
@@ -179,21 +196,125 @@ enum ms_table_id {
 	MS_T_SWAPINS_BY_PID,
 	MS_T_HUGETLB_BY_PID,
 	MS_T_SHRINKERS,
+	MS_T_FAULTS_BY_CGROUP,
+	MS_T_SWAPINS_BY_CGROUP,
 	MS_NR_TABLES,
 };
 extern struct ms_table ms_tables[MS_NR_TABLES];
 
 struct ms_row *ms_table_get(struct ms_table *t, u64 key);
-struct ms_row *ms_table_get_task(struct ms_table *t, struct task_struct *tsk);
+void ms_row_publish_task(struct ms_row *row, pid_t tgid, u64 c0, u64 c1);
+void ms_row_publish_id(struct ms_row *row, u64 id);
+
+/*
+ * The common case inline: the key in its first slot, a row that whoever
+ * claimed it publishes.  NULL otherwise: then ms_table_get(), and publish
+ * the row's name if it is not ready.
+ */
+static __always_inline struct ms_row *ms_table_hit(struct ms_table *t, u64 key)
+{
+	struct ms_row *row = &t->rows[hash_64(key, 32) & (t->size - 1)];
+
+	return likely(READ_ONCE(row->key) == key) ? row : NULL;
+}
+/*
+ * Per-process rows, keyed by (tgid, the process's name): every thread of a
+ * process counts in one row, as `ps`, bpftrace's pid and BCC mean it, and
+ * a process that execs gets a new row under its new name instead of being
+ * shown as the shell that forked it.  The name is the thread group
+ * leader's comm, which `ps` shows.  For the running task, in probe context.
+ */
+static __always_inline struct ms_row *ms_table_get_task(struct ms_table *t)
+{
+	struct task_struct *tsk = current;
+	const u64 *comm = (const u64 *)tsk->group_leader->comm;
+	u64 c0, c1, key;
+	struct ms_row *row;
+
+	BUILD_BUG_ON(TASK_COMM_LEN != 2 * sizeof(u64));
+	/*
+	 * The leader outlives every other thread (a zombie until the group is
+	 * empty) and changes only in de_thread(), once the others are gone, so
+	 * a running task's group_leader needs no RCU.  As get_task_comm()
+	 * without task_lock: a racing rename shows either name.  The name is
+	 * read once, in registers: the key and the name published agree.
+	 */
+	c0 = READ_ONCE(comm[0]);
+	c1 = READ_ONCE(comm[1]);
+	key = ((u64)tsk->tgid << 32 | 1) ^ (c0 * 0x9e3779b97f4a7c15ULL) ^
+	      (c1 * 0xc2b2ae3d27d4eb4fULL);
+	key |= 1;	/* never 0, the free marker */
+	row = ms_table_hit(t, key);
+	if (likely(row))
+		return row;
+	row = ms_table_get(t, key);
+	if (row && !READ_ONCE(row->ready))
+		ms_row_publish_task(row, tsk->tgid, c0, c1);
+	return row;
+}
+
+/*
+ * Per-cgroup rows, keyed by the id of the running task's cgroup on the
+ * default (v2) hierarchy.  The path is looked up when a reader opens the
+ * file.  In probe context.
+ */
+static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
+{
+#ifdef CONFIG_CGROUPS
+	struct ms_row *row;
+	u64 id;
+
+	/*
+	 * A css_set is freed after an RCU grace period, and probe context runs
+	 * with preemption disabled, which every RCU flavour waits for (from
+	 * 4.20; RHEL 8's 4.18 has no preemptible RCU).  So no rcu_read_lock():
+	 * the fault path pays for nothing it does not need.
+	 */
+	id = cgroup_id(rcu_dereference_raw(current->cgroups)->dfl_cgrp) ?: 1;
+	row = ms_table_hit(t, id);
+	if (likely(row))
+		return row;
+	row = ms_table_get(t, id);
+	if (row && !READ_ONCE(row->ready))
+		ms_row_publish_id(row, id);
+	return row;
+#else
+	return NULL;
+#endif
+}
+
 int ms_tables_init(void);
 void ms_tables_exit(void);
 void ms_tables_reset(void);
-int ms_table_show(struct seq_file *m, struct ms_table *t);
+int ms_table_open(struct file *file, struct ms_table *t);
+int ms_table_release(struct inode *inode, struct file *file);
+extern const struct seq_operations ms_table_seq_ops;
 size_t ms_tables_bytes(void);
 
-static __always_inline void ms_row_add(struct ms_row *row, unsigned int col, s64 n)
+/*
+ * A plain add to this CPU's copy of a row's counter.  __ms_row_add() is
+ * for kprobe and kretprobe handlers, which always run with preemption
+ * disabled; ms_row_add() makes sure of it, for tracepoint handlers (which
+ * PREEMPT_RT may run with only migration disabled).
+ */
+static __always_inline void ms_row_add_cpu(struct ms_table *t, int cpu, struct ms_row *row,
+					   unsigned int col, s64 n)
 {
-	atomic64_add(n, &row->v[col]);
+	local64_add(n, &t->cnt[cpu][row->base + col]);
+}
+
+static __always_inline void __ms_row_add(struct ms_table *t, struct ms_row *row,
+					 unsigned int col, s64 n)
+{
+	ms_row_add_cpu(t, smp_processor_id(), row, col, n);
+}
+
+static __always_inline void ms_row_add(struct ms_table *t, struct ms_row *row,
+				       unsigned int col, s64 n)
+{
+	preempt_disable_notrace();
+	__ms_row_add(t, row, col, n);
+	preempt_enable_notrace();
 }
 
 /*

@@ -209,6 +209,12 @@ static void ms_detach(const char *name)
 		unregister_kprobes(kps, nk);
 	if (nr)
 		unregister_kretprobes(rps, nr);
+	/* register_k*probe() zeroes nmissed: keep the count across cycles. */
+	for (i = 0; i < nk; i++)
+		container_of(kps[i], struct ms_probe, kp)->missed_before += kps[i]->nmissed;
+	for (i = 0; i < nr; i++)
+		container_of(rps[i], struct ms_probe, rp)->missed_before +=
+			rps[i]->nmissed + rps[i]->kp.nmissed;
 	if (nt)
 		tracepoint_synchronize_unregister();
 }
@@ -274,14 +280,13 @@ int ms_probe_set(const char *name, bool on)
 
 unsigned long ms_probe_missed(const struct ms_probe *p)
 {
-	switch (p->kind) {
-	case MS_KPROBE:
-		return p->kp.nmissed;
-	case MS_KRETPROBE:
-		return p->rp.nmissed + p->rp.kp.nmissed;
-	default:
-		return 0;
-	}
+	unsigned long now = 0;
+
+	if (p->attached && p->kind == MS_KPROBE)
+		now = READ_ONCE(p->kp.nmissed);
+	else if (p->attached && p->kind == MS_KRETPROBE)
+		now = READ_ONCE(p->rp.nmissed) + READ_ONCE(p->rp.kp.nmissed);
+	return p->missed_before + now;
 }
 
 void ms_probes_show(struct seq_file *m)
@@ -308,4 +313,16 @@ void ms_probes_show(struct seq_file *m)
 		seq_printf(m, " %lu %lu\n", hits, ms_probe_missed(p));
 	}
 	mutex_unlock(&ms_probe_lock);
+}
+
+/* Misses of probe @id so far, never decreasing across enable and disable. */
+unsigned long ms_probe_missed_id(enum ms_probe_id id)
+{
+	unsigned long n = 0;
+
+	mutex_lock(&ms_probe_lock);
+	if (ms_probes[id])
+		n = ms_probe_missed(ms_probes[id]);
+	mutex_unlock(&ms_probe_lock);
+	return n;
 }

@@ -36,6 +36,15 @@ static void ms_stats_raw(u64 *out)
 		for (i = 0; i < MS_NR_STATS; i++)
 			out[i] += READ_ONCE(s->v[i]);
 	}
+	/*
+	 * faults is the faults probe's hits (the fault path counts once, not
+	 * twice), plus the faults the kretprobe had no instance for (or hit
+	 * recursively): those ran no handler, and are not classified.
+	 */
+	for_each_possible_cpu(cpu)
+		out[MS_faults] += READ_ONCE(per_cpu_ptr(&ms_probe_hits, cpu)->hits[MS_P_faults]);
+	out[MS_faults_unclassified] = ms_probe_missed_id(MS_P_faults);
+	out[MS_faults] += out[MS_faults_unclassified];
 }
 
 void ms_stats_sum(u64 *out)

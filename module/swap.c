@@ -53,9 +53,12 @@ static void ms_swapin_account(s64 pages)
 	struct ms_row *row;
 
 	ms_stat_add(MS_swapins, pages);
-	row = ms_table_get_task(&ms_tables[MS_T_SWAPINS_BY_PID], current);
+	row = ms_table_get_task(&ms_tables[MS_T_SWAPINS_BY_PID]);
 	if (row)
-		ms_row_add(row, 0, pages);
+		__ms_row_add(&ms_tables[MS_T_SWAPINS_BY_PID], row, 0, pages);
+	row = ms_table_get_cgroup(&ms_tables[MS_T_SWAPINS_BY_CGROUP]);
+	if (row)
+		__ms_row_add(&ms_tables[MS_T_SWAPINS_BY_CGROUP], row, 0, pages);
 }
 
 static int ms_swapin_pre(struct kprobe *kp, struct pt_regs *regs)

@@ -3,17 +3,40 @@
  * Bounded top-N tables.
  * Copyright (C) 2026 The memscope authors.
  *
- * Each table is one array allocated at load, never grown.  Probe context
- * finds its row by open addressing: a cmpxchg on the key claims a free slot,
- * counters are atomic64, and nothing ever blocks or allocates.  When a key
- * has no slot within MS_TABLE_PROBES steps the event is counted in
- * `dropped`, so a full table is visible instead of silent.
+ * Each table is one array of rows plus, per possible CPU, one array of
+ * counters, all allocated at load and never grown.
  *
- * Readers snapshot the rows at open (seq_file single_open), sort a copy and
- * print from that, so every read of a file sees one consistent table.
+ * Writers (probe context: any context but NMI, never sleeping) find their
+ * row by open addressing over at most MS_TABLE_PROBES slots.  A cmpxchg on
+ * the key claims a free slot; the claimant, or any writer that finds the
+ * row not yet ready, fills the name and publishes it.  Counts go to the
+ * writer's own CPU's counters, so the rows every CPU updates (`[anon]`, a
+ * process's many threads) are only ever read by other CPUs.
+ *
+ * A full table does not go stale.  When no slot in reach is free, a second
+ * pass reuses the first row that is finished with:
+ *   - its process has exited (or exec'd: the per-process tables), or
+ *   - a reader has seen its count, and it has not moved since: at each
+ *     open the reader notes each row's first column in `seen`, and the
+ *     writer compares (summing the CPUs, on this full-table path only).
+ * The fast path pays nothing for this: no timestamp, no epoch, no write
+ * beyond its own CPU's counter.  Only when no such row is in reach is the
+ * event counted in `dropped`.  A reused
+ * row is taken over under the reserved key MS_KEY_BUSY with interrupts
+ * off: its counters are zeroed and its name unpublished before the new key
+ * appears, so no reader or writer ever pairs a new key with an old name or
+ * count.  A writer that found the row under its old key just before, and
+ * adds just after, moves one event to the new key; a kretprobe that keeps
+ * a row across a sleep checks the key first (faults.c).
+ *
+ * Readers take one snapshot per open: the rows are copied, the CPUs'
+ * counters folded, names resolved (cgroup paths, rows with equal names
+ * merged) and the result sorted, all at open.  Every read(2) of that file
+ * description, however small, comes from the same snapshot.
  */
+#include <linux/cgroup.h>
 #include <linux/hash.h>
-#include <linux/kallsyms.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -22,113 +45,255 @@
 #include "memscope.h"
 
 #define MS_TABLE_PROBES 32
+#define MS_KEY_BUSY (~0ULL)
 
 struct ms_table ms_tables[MS_NR_TABLES] = {
 	[MS_T_FAULTS_BY_PID] = {
 		.file = "faults_by_pid", .header = "# pid comm faults major",
-		.ncols = 2, .show_pid = true,
+		.kind = MS_TK_TASK, .ncols = 2,
 	},
 	[MS_T_FAULTS_BY_FILE] = {
 		.file = "faults_by_file", .header = "# file faults major",
-		.ncols = 2,
+		.kind = MS_TK_NAME, .ncols = 2,
 	},
 	[MS_T_SWAPINS_BY_PID] = {
 		.file = "swapins_by_pid", .header = "# pid comm swapins",
-		.ncols = 1, .show_pid = true,
+		.kind = MS_TK_TASK, .ncols = 1,
 	},
 	[MS_T_HUGETLB_BY_PID] = {
 		.file = "hugetlb_by_pid", .header = "# pid comm faults",
-		.ncols = 1, .show_pid = true,
+		.kind = MS_TK_TASK, .ncols = 1,
 	},
 	[MS_T_SHRINKERS] = {
 		.file = "shrinkers", .header = "# shrinker count ns freed",
-		.ncols = 3, .show_ptr = true,
+		.kind = MS_TK_PTR, .ncols = 3,
+	},
+	[MS_T_FAULTS_BY_CGROUP] = {
+		.file = "faults_by_cgroup", .header = "# cgroup faults major",
+		.kind = MS_TK_CGROUP, .ncols = 2,
+	},
+	[MS_T_SWAPINS_BY_CGROUP] = {
+		.file = "swapins_by_cgroup", .header = "# cgroup swapins",
+		.kind = MS_TK_CGROUP, .ncols = 1,
 	},
 };
 
+/* The row's process has exited, or exec'd under another name. */
+static bool ms_task_gone(const struct ms_row *row)
+{
+	struct task_struct *p;
+	bool gone;
+
+	if (!smp_load_acquire(&row->ready))
+		return false;		/* being filled: live by definition */
+	rcu_read_lock();
+	p = pid_task(find_pid_ns(row->pid, &init_pid_ns), PIDTYPE_PID);
+	gone = !p || READ_ONCE(p->exit_state) ||
+	       strncmp(p->comm, row->name, TASK_COMM_LEN - 1);
+	rcu_read_unlock();
+	return gone;
+}
+
+static s64 ms_row_col0(struct ms_table *t, const struct ms_row *row)
+{
+	s64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += local64_read(&t->cnt[cpu][row->base]);
+	return sum;
+}
+
+static bool ms_row_stale(struct ms_table *t, struct ms_row *row)
+{
+	u64 seen = READ_ONCE(row->seen);
+
+	if (t->kind == MS_TK_TASK && ms_task_gone(row))
+		return true;
+	/* A reader saw its count, and it has not moved since. */
+	return seen && (u64)ms_row_col0(t, row) + 1 == seen;
+}
+
+/* Another CPU holds the row for a few stores with interrupts off. */
+static u64 ms_row_wait(struct ms_row *row)
+{
+	u64 k;
+
+	while ((k = READ_ONCE(row->key)) == MS_KEY_BUSY)
+		cpu_relax();
+	return k;
+}
+
+/* Zero a row the caller holds as MS_KEY_BUSY; every CPU's counters. */
+static void ms_row_clear(struct ms_table *t, struct ms_row *row)
+{
+	unsigned int base = row->base, c;
+	int cpu;
+
+	WRITE_ONCE(row->ready, 0);
+	WRITE_ONCE(row->seen, 0);
+	for_each_possible_cpu(cpu)
+		for (c = 0; c < t->ncols; c++)
+			local64_set(&t->cnt[cpu][base + c], 0);
+}
+
+/* Take over @row, last seen with key @old, for @key. */
+static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 key)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (cmpxchg64(&row->key, old, MS_KEY_BUSY) != old) {
+		local_irq_restore(flags);
+		return false;
+	}
+	ms_row_clear(t, row);
+	smp_wmb();		/* zeroes and !ready before the new key */
+	WRITE_ONCE(row->key, key);
+	local_irq_restore(flags);
+	ms_stat_inc(MS_table_reused);
+	return true;
+}
+
 struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 {
-	unsigned int mask = t->size - 1;
-	unsigned int i = hash_64(key, 32) & mask;
+	unsigned int mask = t->size - 1, start = hash_64(key, 32) & mask, i;
+	struct ms_row *row;
 	int n;
 
-	for (n = 0; n < MS_TABLE_PROBES; n++, i = (i + 1) & mask) {
-		struct ms_row *row = &t->rows[i];
-		u64 k = READ_ONCE(row->key);
+	if (unlikely(key == MS_KEY_BUSY))
+		key ^= 2;	/* keep the reserved key reserved */
 
+	/* Pass 1: the key, or a free slot for it. */
+	for (n = 0, i = start; n < MS_TABLE_PROBES; n++, i = (i + 1) & mask) {
+		u64 k;
+
+		row = &t->rows[i];
+		k = READ_ONCE(row->key);
 		if (k == key)
-			return row;
-		if (!k && !cmpxchg64(&row->key, 0, key))
-			return row;	/* claimed; caller fills and publishes */
+			goto found;
+		if (!k) {
+			k = cmpxchg64(&row->key, 0, key);
+			if (!k || k == key)
+				goto found;	/* claimed, or lost to the same key */
+		}
+	}
+
+	/*
+	 * Pass 2, full: the first row that is finished with.  Writers of one
+	 * key walk the same slots in the same order, so they agree on it; one
+	 * that finds it busy waits and then finds its key there.
+	 */
+	for (n = 0, i = start; n < MS_TABLE_PROBES; n++, i = (i + 1) & mask) {
+		u64 k;
+
+		row = &t->rows[i];
+		k = ms_row_wait(row);
+		if (k == key)
+			goto found;
+		if (!k) {
+			k = cmpxchg64(&row->key, 0, key);
+			if (!k || k == key)
+				goto found;
+			continue;
+		}
+		if (ms_row_stale(t, row) && ms_row_reuse(t, row, k, key))
+			goto found;
 		if (READ_ONCE(row->key) == key)
-			return row;	/* lost the race to the same key */
+			goto found;	/* another writer reused it for us */
 	}
 	ms_stat_inc(MS_dropped);
 	return NULL;
+
+found:
+	return row;
 }
 
-/*
- * Rows keyed by (pid, comm), as bpftrace's @[pid, comm]: a process that
- * execs gets a new row under its new name instead of being shown as the
- * shell that forked it.
- */
-struct ms_row *ms_table_get_task(struct ms_table *t, struct task_struct *tsk)
+/* The slow half of ms_table_get_task(): publish a new row's pid and name. */
+void ms_row_publish_task(struct ms_row *row, pid_t tgid, u64 c0, u64 c1)
 {
-	u64 c[2], key;
-	struct ms_row *row;
+	row->pid = tgid;
+	memcpy(row->name, &c0, sizeof(c0));
+	memcpy(row->name + sizeof(c0), &c1, sizeof(c1));
+	row->name[TASK_COMM_LEN - 1] = '\0';
+	/* Readers test ready before name and pid. */
+	smp_store_release(&row->ready, 1);
+}
 
-	BUILD_BUG_ON(TASK_COMM_LEN != sizeof(c));
-	memcpy(c, tsk->comm, sizeof(c));
-	key = ((u64)tsk->pid << 32 | 1) ^ (c[0] * 0x9e3779b97f4a7c15ULL) ^
-	      (c[1] * 0xc2b2ae3d27d4eb4fULL);
-	key |= 1;	/* never 0, the free marker */
-	row = ms_table_get(t, key);
-	if (row && !READ_ONCE(row->ready)) {
-		row->pid = tsk->pid;
-		memcpy(row->name, c, sizeof(c));
-		row->name[TASK_COMM_LEN - 1] = '\0';
-		/* Readers test ready before name and pid. */
-		smp_store_release(&row->ready, 1);
-	}
-	return row;
+/* ... and of ms_table_get_cgroup(): publish a new row's cgroup id. */
+void ms_row_publish_id(struct ms_row *row, u64 id)
+{
+	row->aux = id;
+	smp_store_release(&row->ready, 1);
+}
+
+static size_t ms_table_cnt_bytes(const struct ms_table *t)
+{
+	return array_size(t->size, t->ncols * sizeof(local64_t));
 }
 
 int ms_tables_init(void)
 {
-	int i;
+	unsigned int j;
+	int i, cpu;
 
 	for (i = 0; i < MS_NR_TABLES; i++) {
 		struct ms_table *t = &ms_tables[i];
 
 		t->size = roundup_pow_of_two(ms_table_size);
 		t->rows = vzalloc(array_size(t->size, sizeof(*t->rows)));
-		if (!t->rows) {
-			ms_tables_exit();
-			return -ENOMEM;
+		t->cnt = kcalloc(nr_cpu_ids, sizeof(*t->cnt), GFP_KERNEL);
+		if (!t->rows || !t->cnt)
+			goto err;
+		for (j = 0; j < t->size; j++)
+			t->rows[j].base = j * t->ncols;
+		for_each_possible_cpu(cpu) {
+			t->cnt[cpu] = vzalloc_node(ms_table_cnt_bytes(t), cpu_to_node(cpu));
+			if (!t->cnt[cpu])
+				goto err;
 		}
 	}
 	return 0;
+err:
+	pr_err("memscope: no memory for %lu-row tables on %u CPUs (%zu bytes); load with a smaller table_size\n",
+	       roundup_pow_of_two(ms_table_size), num_possible_cpus(), ms_tables_bytes());
+	ms_tables_exit();
+	return -ENOMEM;
 }
 
 void ms_tables_exit(void)
 {
-	int i;
+	int i, cpu;
 
 	for (i = 0; i < MS_NR_TABLES; i++) {
-		vfree(ms_tables[i].rows);
-		ms_tables[i].rows = NULL;
+		struct ms_table *t = &ms_tables[i];
+
+		if (t->cnt)
+			for_each_possible_cpu(cpu)
+				vfree(t->cnt[cpu]);
+		kfree(t->cnt);
+		t->cnt = NULL;
+		vfree(t->rows);
+		t->rows = NULL;
 	}
 }
 
 size_t ms_tables_bytes(void)
 {
-	return MS_NR_TABLES * roundup_pow_of_two(ms_table_size) * sizeof(struct ms_row);
+	size_t rows = roundup_pow_of_two(ms_table_size), bytes = 0;
+	int i;
+
+	for (i = 0; i < MS_NR_TABLES; i++)
+		bytes += rows * sizeof(struct ms_row) + nr_cpu_ids * sizeof(local64_t *) +
+			 num_possible_cpus() * rows * ms_tables[i].ncols * sizeof(local64_t);
+	return bytes;
 }
 
 /*
- * Concurrent updates may land in a row while it is cleared; that loses or
- * keeps one increment, never memory safety.  Rows are cleared before the key
- * is, so a claimed row never shows stale counts.
+ * Each row is taken as MS_KEY_BUSY, as a reuse takes it, so a writer
+ * reusing the same row at the same time cannot interleave with us.  A
+ * writer that found a row just before and adds just after keeps one event
+ * in a cleared row.
  */
 void ms_tables_reset(void)
 {
@@ -140,24 +305,33 @@ void ms_tables_reset(void)
 
 		for (j = 0; j < t->size; j++) {
 			struct ms_row *row = &t->rows[j];
-			int c;
+			unsigned long flags;
+			u64 k;
 
-			if (!READ_ONCE(row->key))
-				continue;
-			WRITE_ONCE(row->ready, 0);
-			for (c = 0; c < MS_TABLE_COLS; c++)
-				atomic64_set(&row->v[c], 0);
-			smp_wmb();
-			WRITE_ONCE(row->key, 0);
+			local_irq_save(flags);
+			k = ms_row_wait(row);
+			if (k && cmpxchg64(&row->key, k, MS_KEY_BUSY) == k) {
+				ms_row_clear(t, row);
+				smp_wmb();
+				WRITE_ONCE(row->key, 0);
+			}
+			local_irq_restore(flags);
+			cond_resched();
 		}
 	}
 }
 
 struct ms_snap {
-	unsigned long ptr;
+	u64 aux;
 	u32 pid;
 	char name[MS_NAME_LEN];
 	s64 v[MS_TABLE_COLS];
+};
+
+struct ms_table_iter {
+	struct ms_table *t;
+	unsigned int n;
+	struct ms_snap snap[];
 };
 
 static int ms_snap_cmp(const void *a, const void *b)
@@ -166,57 +340,185 @@ static int ms_snap_cmp(const void *a, const void *b)
 
 	if (x->v[0] != y->v[0])
 		return x->v[0] < y->v[0] ? 1 : -1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
-int ms_table_show(struct seq_file *m, struct ms_table *t)
+static int ms_snap_name_cmp(const void *a, const void *b)
 {
-	struct ms_snap *snap;
-	unsigned int i, n = 0;
-	int c;
+	const struct ms_snap *x = a, *y = b;
 
-	snap = kvmalloc_array(t->size, sizeof(*snap), GFP_KERNEL);
-	if (!snap)
-		return -ENOMEM;
+	return strcmp(x->name, y->name);
+}
+
+/* A row's name for readers; runs in process context, at open. */
+static void ms_snap_name(struct ms_table *t, struct ms_snap *s)
+{
+	switch (t->kind) {
+	case MS_TK_PTR:
+		/*
+		 * The writer resolved scan_objects while it was certainly
+		 * loaded.  Never print the address: a function kallsyms cannot
+		 * name gets a fixed name.
+		 */
+		if (!s->name[0] || !strncmp(s->name, "0x", 2))
+			strscpy(s->name, "[unknown]", sizeof(s->name));
+		break;
+	case MS_TK_CGROUP:
+#ifdef CONFIG_CGROUPS
+	{
+		struct cgroup *cgrp = ms_cgroup_get_from_id(s->aux);
+
+		if (cgrp == ERR_PTR(-EOPNOTSUPP)) {
+			/* No lookup by id on this kernel: the id, as bpftrace's cgroup. */
+			snprintf(s->name, sizeof(s->name), "[id:%llu]", s->aux);
+		} else if (IS_ERR_OR_NULL(cgrp)) {
+			snprintf(s->name, sizeof(s->name), "[deleted:%llu]", s->aux);
+		} else {
+			if (cgroup_path(cgrp, s->name, sizeof(s->name)) < 0)
+				snprintf(s->name, sizeof(s->name), "[id:%llu]", s->aux);
+			cgroup_put(cgrp);
+		}
+	}
+#endif
+		break;
+	default:
+		break;
+	}
+}
+
+/* Sorted by name: add each run of equal names into its first row. */
+static unsigned int ms_snap_merge(struct ms_snap *snap, unsigned int n, unsigned int ncols)
+{
+	unsigned int i, out = 0, c;
+
+	sort(snap, n, sizeof(*snap), ms_snap_name_cmp, NULL);
+	for (i = 0; i < n; i++) {
+		if (out && !strcmp(snap[out - 1].name, snap[i].name)) {
+			for (c = 0; c < ncols; c++)
+				snap[out - 1].v[c] += snap[i].v[c];
+			continue;
+		}
+		if (out != i)
+			snap[out] = snap[i];
+		out++;
+	}
+	return out;
+}
+
+static struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
+{
+	struct ms_table_iter *it;
+	unsigned int i, n = 0, c;
+	int cpu;
+
+	it = kvmalloc(struct_size(it, snap, t->size), GFP_KERNEL);
+	if (!it)
+		return NULL;
+	it->t = t;
 	for (i = 0; i < t->size; i++) {
 		struct ms_row *row = &t->rows[i];
-		struct ms_snap *s = &snap[n];
+		struct ms_snap *s = &it->snap[n];
+		u64 key = READ_ONCE(row->key);
 
-		if (!READ_ONCE(row->key) || !smp_load_acquire(&row->ready))
+		if (!key || key == MS_KEY_BUSY || !smp_load_acquire(&row->ready))
 			continue;
-		s->ptr = row->ptr;
+		s->aux = row->aux;
 		s->pid = row->pid;
 		memcpy(s->name, row->name, sizeof(s->name));
 		s->name[MS_NAME_LEN - 1] = '\0';
-		for (c = 0; c < t->ncols; c++)
-			s->v[c] = atomic64_read(&row->v[c]);
+		for (c = 0; c < MS_TABLE_COLS; c++) {
+			s->v[c] = 0;
+			if (c >= t->ncols)
+				continue;
+			for_each_possible_cpu(cpu)
+				s->v[c] += local64_read(&t->cnt[cpu][i * t->ncols + c]);
+		}
+		/* Reused while we copied: its name may be torn.  Skip it. */
+		smp_rmb();
+		if (READ_ONCE(row->key) != key || !READ_ONCE(row->ready))
+			continue;
+		/* Seen: once this count stops moving, the row may be reused. */
+		WRITE_ONCE(row->seen, (u64)s->v[0] + 1);
 		if (s->v[0] > 0)
 			n++;
 	}
-	sort(snap, n, sizeof(*snap), ms_snap_cmp, NULL);
+	for (i = 0; i < n; i++)
+		ms_snap_name(t, &it->snap[i]);
+	if (t->kind != MS_TK_TASK)
+		n = ms_snap_merge(it->snap, n, t->ncols);
+	sort(it->snap, n, sizeof(*it->snap), ms_snap_cmp, NULL);
+	it->n = n;
+	return it;
+}
 
-	seq_printf(m, "%s\n", t->header);
-	for (i = 0; i < n; i++) {
-		struct ms_snap *s = &snap[i];
+static void *ms_table_start(struct seq_file *m, loff_t *pos)
+{
+	struct ms_table_iter *it = m->private;
 
-		if (t->show_pid)
-			seq_printf(m, "%u ", s->pid);
-		if (t->show_ptr && !s->name[0]) {
-			/*
-			 * A row whose creator did not resolve the name.  %ps of a
-			 * module function reads "sym [mod]": escape it.
-			 */
-			char sym[KSYM_SYMBOL_LEN];
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	return *pos <= it->n ? &it->snap[*pos - 1] : NULL;
+}
 
-			snprintf(sym, sizeof(sym), "%ps", (void *)s->ptr);
-			ms_seq_escape(m, sym);
-		} else {
-			ms_seq_escape(m, s->name);
-		}
-		for (c = 0; c < t->ncols; c++)
-			seq_printf(m, " %lld", s->v[c]);
-		seq_putc(m, '\n');
+static void *ms_table_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return ms_table_start(m, pos);
+}
+
+static void ms_table_stop(struct seq_file *m, void *v)
+{
+}
+
+static int ms_table_seq_show(struct seq_file *m, void *v)
+{
+	struct ms_table_iter *it = m->private;
+	struct ms_table *t = it->t;
+	struct ms_snap *s = v;
+	unsigned int c;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, "%s\n", t->header);
+		return 0;
 	}
-	kvfree(snap);
+	if (t->kind == MS_TK_TASK)
+		seq_printf(m, "%u ", s->pid);
+	ms_seq_escape(m, s->name);
+	for (c = 0; c < t->ncols; c++)
+		seq_printf(m, " %lld", s->v[c]);
+	seq_putc(m, '\n');
 	return 0;
+}
+
+const struct seq_operations ms_table_seq_ops = {
+	.start = ms_table_start,
+	.next = ms_table_next,
+	.stop = ms_table_stop,
+	.show = ms_table_seq_show,
+};
+
+int ms_table_open(struct file *file, struct ms_table *t)
+{
+	struct ms_table_iter *it = ms_table_snapshot(t);
+	int err;
+
+	if (!it)
+		return -ENOMEM;
+	err = seq_open(file, &ms_table_seq_ops);
+	if (err) {
+		kvfree(it);
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = it;
+	return 0;
+}
+
+int ms_table_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	kvfree(m->private);
+	return seq_release(inode, file);
 }

@@ -232,6 +232,7 @@ static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
 {
 	/* The sum of scan_objects() returns, SHRINK_STOP excluded. */
 	unsigned long freed = max(shrinker_retval, 0);
+	struct ms_table *t = &ms_tables[MS_T_SHRINKERS];
 	unsigned long fn;
 	struct ms_row *row;
 	u64 lat;
@@ -250,11 +251,10 @@ static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
 	 * do_shrink_slab() holds the shrinker while we run.
 	 */
 	fn = (unsigned long)shr->scan_objects;
-	row = fn ? ms_table_get(&ms_tables[MS_T_SHRINKERS], fn) : NULL;
+	row = fn ? ms_table_get(t, fn) : NULL;
 	if (!row)
 		return;
 	if (!READ_ONCE(row->ready)) {
-		row->ptr = fn;
 		/*
 		 * Also the name while the function is certainly loaded: %ps of
 		 * the pointer after its module is gone would print the address.
@@ -262,9 +262,9 @@ static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
 		snprintf(row->name, sizeof(row->name), "%ps", (void *)fn);
 		smp_store_release(&row->ready, 1);
 	}
-	ms_row_add(row, 0, 1);
-	ms_row_add(row, 1, lat);
-	ms_row_add(row, 2, freed);
+	ms_row_add(t, row, 0, 1);
+	ms_row_add(t, row, 1, lat);
+	ms_row_add(t, row, 2, freed);
 }
 
 /* vmscan.bt's KSWAPD column: wake-up requests from allocators. */

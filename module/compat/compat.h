@@ -99,4 +99,17 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
 #define ms_kernfs_parent(kn) ((kn)->parent)
 #endif /* MS_HAVE_KERNFS_RCU_PARENT */
 
+/*
+ * [4.18, 5.15): no lookup of a cgroup by id.  The per-cgroup tables then
+ * show the id, which is the cgroup directory's inode number (and what
+ * bpftrace's cgroup builtin gives).  Returns a referenced cgroup, NULL or
+ * an ERR_PTR (6.1 returns ERR_PTR(-ENOENT) for a removed one).
+ */
+struct cgroup;
+#ifdef MS_HAVE_CGROUP_GET_FROM_ID
+#define ms_cgroup_get_from_id(id) cgroup_get_from_id(id)
+#else
+#define ms_cgroup_get_from_id(id) ((struct cgroup *)ERR_PTR(-EOPNOTSUPP))
+#endif /* MS_HAVE_CGROUP_GET_FROM_ID */
+
 #endif /* _MEMSCOPE_COMPAT_H */

@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A full table never goes stale (table_size=64, the smallest):
+#  A. after 2,000 short-lived processes, with no reader in between, the
+#     next new process still appears with its exact count: rows of exited
+#     processes are reused;
+#  B. a table full of live, idle processes drops a new one and counts it
+#     in `dropped`; once readers have opened the table twice, the rows they
+#     saw are reused and the next new process appears with its exact count;
+#  C. under resets, reads and a churn of processes of two names, no row
+#     ever pairs a pid with another process's name.
+. "$(dirname "$0")/lib.sh"
+need_root
+N=3000
+S=/tmp/memscope-t17
+mkdir -p $S
+trap 'kill $(cat $S/pids 2>/dev/null) 2>/dev/null; rm -rf $S; ms_unload' EXIT
+
+# live PAGES: touch_anon touches PAGES and waits; while it lives (a live
+# row is not reused: an exited one may be, by the reader's own start-up),
+# print "pid faults" from its row.
+live() {
+	rm -f $S/fifo $S/out
+	mkfifo $S/fifo
+	"$W/touch_anon" "$1" -w < $S/fifo > $S/out &
+	exec 4> $S/fifo
+	n=0
+	until grep -q '^pid' $S/out; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || fail "touch_anon $1 did not finish"
+		sleep 0.1
+	done
+	p=$(awk '{ print $2 }' $S/out)
+	echo "$p $(table_col faults_by_pid "$p" 1 touch_anon)"
+	echo >&4
+	exec 4>&-
+	wait $!
+}
+# exact_row WHAT: a new process touching N pages shows N faults beyond its
+# start-up (measured once, below, in an empty table).
+exact_row() {
+	what=$1
+	# shellcheck disable=SC2046 # split "pid faults"
+	set -- $(live $N)
+	diag "$what: faults for N=$N: $2, start-up $base"
+	extra=$(($2 - N - base))
+	{ [ "$extra" -ge -2 ] && [ "$extra" -le 2 ]; } ||
+		fail "$what: faults $2, want $N + $base +-2"
+}
+
+ms_load
+# shellcheck disable=SC2046 # split "pid faults"
+set -- $(live 1)
+base=$(($2 - 1))
+[ "$base" -gt 0 ] || fail "touch_anon 1 has no row in an empty table"
+
+# --- A: exited processes
+ms_load table_size=64
+"$W/forkmany" 2000 2 > /dev/null || fail "forkmany failed"
+reused=$(ms_stat table_reused)
+diag "rows reused after 2000 processes: $reused, dropped: $(ms_stat dropped)"
+expect_ge "rows reused" "$reused" 1900
+exact_row "after 2000 exited processes"
+
+# --- B: live, idle processes, then readers
+ms_load table_size=64
+: > $S/pids
+i=0
+while [ $i -lt 100 ]; do
+	sleep 1000 &
+	echo $! >> $S/pids
+	i=$((i + 1))
+done
+sleep 2		# every sleep has faulted in its start-up
+rows=$(grep -vc '^#' $D/faults_by_pid)
+expect_eq "rows in a table of 64 after 100 live processes" "$rows" 64
+# That read was one open; the rows are not yet reusable.
+d0=$(ms_stat dropped)
+# shellcheck disable=SC2046 # split "pid faults"
+set -- $(live $N)
+d1=$(ms_stat dropped)
+expect_eq "faults of a new process in a table full of live ones" "$2" 0
+expect_ge "dropped for it" $((d1 - d0)) $N
+cat $D/faults_by_pid > /dev/null	# another open: rows seen, reusable
+exact_row "after two reads of a full table"
+
+# --- C: resets and reads under a churn of two names
+ms_load table_size=64
+( while :; do echo reset > $D/control; done ) &
+echo $! >> $S/pids
+( while :; do cat $D/faults_by_pid >> $S/reads; done ) &
+echo $! >> $S/pids
+i=0
+echo dummy > $S/f
+while [ $i -lt 60 ]; do
+	"$W/touch_anon" 8 | awk '{ print $2, "touch_anon" }' >> $S/spawned
+	"$W/touch_file" $S/f | awk '{ print $2, "touch_file" }' >> $S/spawned
+	i=$((i + 1))
+done
+# shellcheck disable=SC2046 # a list of pids
+kill $(cat $S/pids) 2>/dev/null
+wait 2>/dev/null
+nreads=$(grep -c '^# pid comm' $S/reads)
+diag "reads under resets: $nreads; processes spawned: $(wc -l < $S/spawned)"
+expect_ge "reads" "$nreads" 10
+# Every touch_* row read is a (pid, name) pair that really existed, and a
+# spawned pid shows only its own name (or "sh", the fork before exec).
+bad=$(awk 'NR == FNR { ok[$1 " " $2] = 1; pid[$1] = 1; next }
+	/^#/ { next }
+	($2 ~ /^touch_/ || pid[$1]) && !ok[$1 " " $2] && !(pid[$1] && $2 == "sh") { print; n++ }
+	END { exit n > 0 }' $S/spawned $S/reads) || fail "rows with another process's name: $bad"
+seen=$(awk 'NR == FNR { ok[$1 " " $2] = 1; next } ok[$1 " " $2]' $S/spawned $S/reads | wc -l)
+expect_ge "touch_* rows seen by the readers" "$seen" 1
+exit 0

@@ -18,6 +18,7 @@
 
 static const char *const tables[] = {
 	"faults_by_pid", "faults_by_file", "swapins_by_pid", "hugetlb_by_pid", "shrinkers",
+	"faults_by_cgroup", "swapins_by_cgroup",
 };
 
 static const struct {
@@ -53,7 +54,9 @@ static const struct {
 	{ "writepage", "Pages written back by reclaim." },
 	{ "compaction_count", "Memory compactions." },
 	{ "compaction_ns", "Time spent in memory compaction." },
-	{ "dropped", "Events not recorded because a table was full." },
+	{ "dropped", "Events not recorded because a table was full of live rows." },
+	{ "faults_unclassified", "Page faults counted by the probe's misses, not classified." },
+	{ "table_reused", "Table rows reused for a new key (process gone, or already read)." },
 };
 
 static const char *help_for(const char *key)

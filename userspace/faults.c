@@ -45,7 +45,9 @@ static void *faults_snapshot(void *p)
 			goto fail;
 	} else {
 		if (ms_load_stats(&s->stats) ||
-		    ms_keyed_load("faults_by_pid", "pid", "comm", pid_cols, 2, &s->rows))
+		    (c->o->cgroup ?
+		     ms_keyed_load("faults_by_cgroup", "cgroup", NULL, pid_cols, 2, &s->rows) :
+		     ms_keyed_load("faults_by_pid", "pid", "comm", pid_cols, 2, &s->rows)))
 			goto fail;
 		if (c->o->hist) {
 			r = ms_load_hist("fault_latency_ns", &s->hist, false);
@@ -66,12 +68,12 @@ static void print_totals(const struct faults_ctx *c, const struct ms_stats *now,
 	static const char *const keys[] = {
 		"faults", "faults_user", "faults_kernel", "faults_anon", "faults_file",
 		"faults_shmem", "faults_hugetlb", "faults_write", "faults_retry",
-		"faults_error",
+		"faults_error", "faults_unclassified",
 	};
-	uint64_t v[10], major, nprev;
+	uint64_t v[11], major, nprev;
 	size_t i;
 
-	for (i = 0; i < 10; i++) {
+	for (i = 0; i < 11; i++) {
 		nprev = prev ? ms_stats_val(prev, keys[i]) : 0;
 		v[i] = ms_delta(ms_stats_val(now, keys[i]), nprev);
 	}
@@ -79,11 +81,12 @@ static void print_totals(const struct faults_ctx *c, const struct ms_stats *now,
 			 prev ? ms_stats_val(prev, "faults_major") : 0);
 
 	open_json_object("totals");
-	print_fp("%s", c->o->has_pid ? "TOTAL (all processes):" : "TOTAL:");
+	print_fp("%s", c->o->has_pid ? "TOTAL (all processes):" :
+		 c->o->cgroup ? "TOTAL (all cgroups):" : "TOTAL:");
 	print_uint(PRINT_ANY, "faults", " faults %llu", v[0]);
 	print_uint(PRINT_ANY, "major", " major %llu", major);
 	print_uint(PRINT_ANY, "minor", " minor %llu", v[0] >= major ? v[0] - major : 0);
-	for (i = 1; i < 10; i++) {
+	for (i = 1; i < 11; i++) {
 		char fmt[32];
 		const char *name = keys[i] + strlen("faults_");
 
@@ -132,6 +135,20 @@ static int faults_report(void *p, const void *pv, const void *nv, double dt)
 			close_json_object();
 		}
 		close_json_array();
+	} else if (c->o->cgroup) {
+		print_fp("%-40s %10s %8s\n", "CGROUP", "FAULTS", "MAJOR");
+		open_json_array("cgroups");
+		for (i = 0; i < d.n; i++) {
+			if (!ms_keyed_cgroup_match(&d.rows[i], c->o))
+				continue;
+			open_json_object(NULL);
+			print_string(PRINT_ANY, "cgroup", "%-40s ", d.rows[i].key);
+			print_uint(PRINT_ANY, "faults", "%10llu", d.rows[i].v[0]);
+			print_uint(PRINT_ANY, "major", " %8llu\n", d.rows[i].v[1]);
+			close_json_object();
+		}
+		close_json_array();
+		print_totals(c, &now->stats, prev ? &prev->stats : NULL);
 	} else {
 		print_fp("%-7s %-16s %10s %8s\n", "PID", "COMM", "FAULTS", "MAJOR");
 		open_json_array("processes");

@@ -212,3 +212,15 @@ bool ms_keyed_pid_match(const struct ms_krow *r, const struct ms_opts *o)
 		return true;
 	return ms_parse_i64(r->key, &pid) && pid == o->pid;
 }
+
+/* -c /a matches /a and /a/b, not /ab; -c / matches every cgroup. */
+bool ms_keyed_cgroup_match(const struct ms_krow *r, const struct ms_opts *o)
+{
+	size_t n = strlen(o->cgroup);
+
+	while (n > 1 && o->cgroup[n - 1] == '/')
+		n--;
+	if (n == 1 && o->cgroup[0] == '/')
+		return r->key[0] == '/';
+	return !strncmp(r->key, o->cgroup, n) && (r->key[n] == '\0' || r->key[n] == '/');
+}

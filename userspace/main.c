@@ -16,14 +16,14 @@ static const struct ms_tool tools[] = {
 	{ "status", cmd_status, 0,
 	  "status",
 	  "module version, kernel, and each probe's state, hits and misses" },
-	{ "faults", cmd_faults, OPT_PID | OPT_HIST | OPT_INTERVAL,
-	  "faults [-p PID] [--hist] [INTERVAL [COUNT]]",
-	  "page faults by process, totals by class, latency histogram" },
+	{ "faults", cmd_faults, OPT_PID | OPT_CGROUP | OPT_HIST | OPT_INTERVAL,
+	  "faults [-p PID | -c CGROUP] [--hist] [INTERVAL [COUNT]]",
+	  "page faults by process (-c: by cgroup), totals by class, latency histogram" },
 	{ "ffaults", cmd_ffaults, OPT_INTERVAL,
 	  "ffaults [INTERVAL [COUNT]]",
 	  "page faults by file name" },
-	{ "swapin", cmd_swapin, OPT_PID | OPT_INTERVAL,
-	  "swapin [-p PID] [INTERVAL [COUNT]]",
+	{ "swapin", cmd_swapin, OPT_PID | OPT_CGROUP | OPT_INTERVAL,
+	  "swapin [-p PID | -c CGROUP] [INTERVAL [COUNT]]",
 	  "swap-ins (pages) by process" },
 	{ "hfaults", cmd_hfaults, OPT_PID | OPT_INTERVAL,
 	  "hfaults [-p PID] [INTERVAL [COUNT]]",
@@ -234,6 +234,15 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			}
 			o->has_pid = true;
 			used |= OPT_PID;
+		} else if (is_opt(a, "-c", "--cgroup")) {
+			v = opt_value(argc, argv, &i, "--cgroup");
+			if (!v || v[0] != '/') {
+				print_error("bad cgroup \"%s\", give a path under the cgroup2 root such as -c /system.slice, or -c / for all",
+					    v ? v : "");
+				return ARGS_BAD;
+			}
+			o->cgroup = v;
+			used |= OPT_CGROUP;
 		} else if (!strcmp(a, "--hist")) {
 			o->hist = true;
 			used |= OPT_HIST;
@@ -266,8 +275,13 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			    (used & ~(*tool)->opts) & OPT_HIST ? "--hist" :
 			    (used & ~(*tool)->opts) & OPT_LAST ? "--last" :
 			    (used & ~(*tool)->opts) & OPT_MEMCG ? "--memcg" :
+			    (used & ~(*tool)->opts) & OPT_CGROUP ? "-c" :
 			    (used & ~(*tool)->opts) & OPT_DELAY ? "-d" : "--prometheus",
 			    (*tool)->usage);
+		return ARGS_BAD;
+	}
+	if (o->has_pid && o->cgroup) {
+		print_error("give -p PID or -c CGROUP, not both, usage: memscope %s", (*tool)->usage);
 		return ARGS_BAD;
 	}
 	if (npos && !((*tool)->opts & OPT_INTERVAL)) {

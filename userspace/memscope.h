@@ -29,6 +29,7 @@ enum {
 	OPT_DELAY	= 1 << 4,
 	OPT_PROM	= 1 << 5,
 	OPT_MEMCG	= 1 << 6,
+	OPT_CGROUP	= 1 << 7,
 };
 
 struct ms_opts {
@@ -40,6 +41,7 @@ struct ms_opts {
 	bool prometheus;
 	bool has_pid;
 	int64_t pid;
+	const char *cgroup;	/* -c: a cgroup2 path, its subtree */
 	bool has_interval;
 	double interval;
 	uint64_t count;		/* 0: forever */
@@ -117,6 +119,7 @@ int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
 		   int sortcol, struct ms_keyed *out);
 void ms_keyed_free(struct ms_keyed *k);
 bool ms_keyed_pid_match(const struct ms_krow *r, const struct ms_opts *o);
+bool ms_keyed_cgroup_match(const struct ms_krow *r, const struct ms_opts *o);
 uint64_t ms_delta(uint64_t now, uint64_t prev);
 
 /* hist.c: bpftrace's histogram layout, or JSON buckets */

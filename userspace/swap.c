@@ -45,7 +45,8 @@ static void *proc_snapshot(void *p)
 		return NULL;
 	}
 	if (ms_load_stats(&s->stats) ||
-	    ms_keyed_load(c->t->table, "pid", "comm", cols, 1, &s->rows)) {
+	    (c->o->cgroup ? ms_keyed_load("swapins_by_cgroup", "cgroup", NULL, cols, 1, &s->rows) :
+	     ms_keyed_load(c->t->table, "pid", "comm", cols, 1, &s->rows))) {
 		proc_free(s);
 		return NULL;
 	}
@@ -76,6 +77,20 @@ static int proc_report(void *p, const void *pv, const void *nv, double dt)
 	}
 	if (prev)
 		print_float(PRINT_JSON, "interval", NULL, dt);
+	if (c->o->cgroup) {
+		print_fp("%-40s %10s\n", "CGROUP", "COUNT");
+		open_json_array("cgroups");
+		for (i = 0; i < d.n; i++) {
+			if (!ms_keyed_cgroup_match(&d.rows[i], c->o))
+				continue;
+			open_json_object(NULL);
+			print_string(PRINT_ANY, "cgroup", "%-40s ", d.rows[i].key);
+			print_uint(PRINT_ANY, "count", "%10llu\n", d.rows[i].v[0]);
+			close_json_object();
+		}
+		close_json_array();
+		goto total;
+	}
 	if (c->t->swapin_layout)
 		print_fp("%-16s %-7s %10s\n", "COMM", "PID", "COUNT");
 	else
@@ -97,6 +112,7 @@ static int proc_report(void *p, const void *pv, const void *nv, double dt)
 		close_json_object();
 	}
 	close_json_array();
+total:
 	print_uint(PRINT_ANY, c->t->stat, c->t->swapin_layout ?
 		   "TOTAL: %llu pages swapped in\n" : "TOTAL: %llu hugetlb faults\n", total);
 	if (c->o->has_interval)

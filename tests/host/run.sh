@@ -107,7 +107,7 @@ t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTER
 		has "  $tool" || return 1
 	done; }
 t "help lists every tool in grammar style" t_help
-t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID] [--hist] [INTERVAL [COUNT]]"; }
+t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID | -c CGROUP] [--hist] [INTERVAL [COUNT]]"; }
 t "TOOL -h prints that tool's usage" t_tool_help
 t_prefix() { ms "${B[@]}" vm; rc_is 0 && has "TIME         S-SLABms  D-RECLAIMms  M-RECLAIMms KSWAPD WRITEPAGE"; }
 t "a prefix selects a tool (vm -> vmscan)" t_prefix
@@ -130,11 +130,24 @@ t_faults() { ms "${B[@]}" faults; rc_is 0 &&
 	line_is 1 "PID     COMM                 FAULTS    MAJOR" &&
 	line_is 2 "1234    workload               4096        0" &&
 	line_is 3 "987     Web Content            2000       12" &&
-	has "TOTAL: faults 12345 major 45 minor 12300 user 12000 kernel 345 anon 10000 file 2200 shmem 100 hugetlb 45 write 6000 retry 7 error 1"; }
+	has "TOTAL: faults 12345 major 45 minor 12300 user 12000 kernel 345 anon 10000 file 2200 shmem 100 hugetlb 45 write 6000 retry 7 error 1 unclassified 0"; }
 t "faults: per-process table and totals by class" t_faults
 t_faults_pid() { ms "${B[@]}" -p 987 faults; rc_is 0 && has "987     Web Content" && lacks "workload" &&
 	has "TOTAL (all processes):"; }
 t "faults -p PID filters" t_faults_pid
+t_faults_cgroup() { ms "${B[@]}" faults -c /system.slice/app.service/; rc_is 0 &&
+	line_is 1 "CGROUP                                       FAULTS    MAJOR" &&
+	line_is 2 "/system.slice/app.service                      3000        2" &&
+	line_is 3 "/system.slice/app.service/worker                500        0" &&
+	lacks "appx" && has "TOTAL (all cgroups):" &&
+	ms "${B[@]}" faults -c /; rc_is 0 && has "appx" && has_re '^/ +20 +1$' &&
+	ms "${B[@]}" -j swapin -c /system.slice; rc_is 0 &&
+	has '"cgroups":[{"cgroup":"/system.slice/app.service","count":9}]'; }
+t "faults/swapin -c CGROUP: that cgroup's subtree" t_faults_cgroup
+t_cgroup_bad() { ms "${B[@]}" faults -c system.slice; rc_is 1 && has_err 'bad cgroup "system.slice"' &&
+	ms "${B[@]}" faults -c / -p 1; rc_is 1 && has_err "not both" &&
+	ms "${B[@]}" hfaults -c /; rc_is 1 && has_err "hfaults does not take -c"; }
+t "-c needs a path, not with -p, only where the tool has it" t_cgroup_bad
 t_faults_hist() { ms "${B[@]}" faults --hist; rc_is 0 && has "@fault_latency_ns:" &&
 	has "[512, 1K)           8000 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|" &&
 	has "[4K, 8K)               0 |                                                    |"; }

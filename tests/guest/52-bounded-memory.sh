@@ -9,9 +9,12 @@
 # distinct files (touchmany) go through the faults probe: memory does not
 # move (footprint, vmalloc pages, module size), each table holds exactly
 # table_size rows, and `dropped` is exactly the events the tables could not
-# record: every fault updates a row of faults_by_pid and one of
-# faults_by_file or counts in dropped, so with every other probe detached
-#   dropped = 2 * faults - sum(faults_by_pid) - sum(faults_by_file).
+# record.  Every fault updates a row of faults_by_pid, faults_by_file and
+# faults_by_cgroup, or counts in dropped.  An exited child's row is reused
+# by the next (table_reused), so faults_by_pid drops nothing; nothing reads
+# the tables during the flood, so no file row is reused, and every fault is
+# in the one cgroup.  With every other probe detached:
+#   dropped = faults - sum(faults_by_file).
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
@@ -25,7 +28,7 @@ MANY=/tmp/bounded-files
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
-expr=$(echo "$formula" | sed -E 's/([0-9A-Z]) ([A-Z])/\1*\2/g; s/([0-9]) max/\1*max/g')
+expr=$(echo "$formula" | sed -E ':a; s/([0-9A-Z]) ([A-Z])/\1*\2/; ta; s/([0-9]) max/\1*max/g')
 PCPU=$(printf '%d' "0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')") ||
 	fail "no .data..percpu section in $KO"
 CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
@@ -52,9 +55,13 @@ for tr in "1024 256" "16 16" "3000 1000"; do
 	expect_eq "version line 2 (table_size=$1 ring_size=$2)" "$3 $5 $6 $7 $8 $9 ${10}" \
 		"memory_bytes cpus $CPUS table_size $t ring_size $2"
 	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint "$t" "$2")"
-	rows=$(pages $((112 * t))) oom=$(pages $((272 * 64))) ring=$(pages $((272 * $2)))
-	expect_eq "vmalloc pages: 5 tables, the oom ring, 3 rings" "$(vmalloc_pages)" \
-		$((5 * rows + oom + 3 * ring))
+	rows=$(pages $((96 * t))) oom=$(pages $((272 * 64))) ring=$(pages $((272 * $2)))
+	cnt=0
+	for nc in 2 2 1 1 3 2 1; do	# each table's columns, one array per CPU
+		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))
+	done
+	expect_eq "vmalloc pages: 7 tables and their per-CPU counters, the oom ring, 3 rings" \
+		"$(vmalloc_pages)" $((7 * rows + cnt + oom + 3 * ring))
 	ms_unload
 done
 
@@ -75,7 +82,7 @@ expect_eq "distinct files mapped and read" "$got" "$NFILES"
 echo "disable faults" > $D/control || fail "disable faults"
 
 # Nothing counts from here on: stats and tables are frozen.
-cat $D/stats $D/faults_by_pid $D/faults_by_file > /tmp/flood.out
+cat $D/stats $D/faults_by_pid $D/faults_by_file $D/faults_by_cgroup > /tmp/flood.out
 # shellcheck disable=SC2126 # grep -c would exit 1 on no rows; wc -l does not
 rows() { grep -v '^#' "$D/$1" | wc -l; }
 sum() { awk -v c="$2" '!/^#/ { s += $c } END { print s + 0 }' "$D/$1"; }
@@ -85,11 +92,12 @@ pid_sum=$(sum faults_by_pid 3) file_sum=$(sum faults_by_file 2)
 diag "faults $F dropped $dropped; faults_by_pid $pid_rows rows, $pid_sum faults; faults_by_file $file_rows rows, $file_sum faults"
 expect_eq "faults_by_pid rows" "$pid_rows" $T
 expect_eq "faults_by_file rows" "$file_rows" $T
-expect_eq "dropped = 2 * faults - recorded" "$dropped" $((2 * F - pid_sum - file_sum))
-# At most T of the children have a row; each of the rest dropped its own
-# 2 page faults at the least, and so did each file without a row.
-expect_ge "dropped faults_by_pid events" $((F - pid_sum)) $((2 * (NPIDS - T)))
-expect_ge "dropped faults_by_file events" $((F - file_sum)) $((NFILES - T))
+expect_eq "faults_by_cgroup: every fault in one row" "$(sum faults_by_cgroup 2)" "$F"
+expect_eq "dropped = faults - sum(faults_by_file)" "$dropped" $((F - file_sum))
+# At most T files have a row; each of the rest dropped its own fault at
+# the least.  The children's rows were reused, one per child beyond T.
+expect_ge "dropped faults_by_file events" "$dropped" $((NFILES - T))
+expect_ge "faults_by_pid rows reused" "$(ms_stat table_reused)" $((NPIDS - T))
 
 expect_eq "version after the flood" "$(tr "\n" " " < $D/version)" "$version0"
 expect_eq "vmalloc pages after the flood" "$(vmalloc_pages)" "$vm0"

@@ -55,7 +55,7 @@ for tr in "1024 256" "16 16" "3000 1000"; do
 	expect_eq "version line 2 (table_size=$1 ring_size=$2)" "$3 $5 $6 $7 $8 $9 ${10}" \
 		"memory_bytes cpus $CPUS table_size $t ring_size $2"
 	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint "$t" "$2")"
-	rows=$(pages $((96 * t))) oom=$(pages $((272 * 64))) ring=$(pages $((272 * $2)))
+	rows=$(pages $((104 * t))) oom=$(pages $((272 * 64))) ring=$(pages $((272 * $2)))
 	cnt=0
 	for nc in 2 2 1 1 3 2 1; do	# each table's columns, one array per CPU
 		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))

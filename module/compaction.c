@@ -17,6 +17,33 @@ struct compact_control;
 
 #include "memscope.h"
 
+/*
+ * The kernel's own names for enum compact_result, from the list its
+ * tracepoints print (trace/events/mmflags.h, included by the header
+ * above).  A status it does not name is printed as a number.
+ */
+#ifdef COMPACTION_STATUS
+#undef EM
+#undef EMe
+#define EM(a, b)	[a] = b,
+#define EMe(a, b)	[a] = b
+static const char *const ms_compaction_status[] = { COMPACTION_STATUS };
+#undef EM
+#undef EMe
+
+const char *ms_compaction_status_name(int status)
+{
+	if (status < 0 || status >= ARRAY_SIZE(ms_compaction_status))
+		return NULL;
+	return ms_compaction_status[status];
+}
+#else
+const char *ms_compaction_status_name(int status)
+{
+	return NULL;
+}
+#endif /* COMPACTION_STATUS */
+
 static void ms_compaction_done(int status)
 {
 	u64 now = ms_pair_now(), lat;

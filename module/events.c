@@ -14,6 +14,7 @@
  */
 #include <linux/fs.h>
 #include <linux/irq_work.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
@@ -168,7 +169,8 @@ void ms_seq_escape(struct seq_file *m, const char *s)
 static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e)
 {
 	char tc[TASK_COMM_LEN * 4 + 1], vc[TASK_COMM_LEN * 4 + 1];
-	char memcg[sizeof(e->memcg) * 4 + 1], rss[96];
+	char memcg[sizeof(e->memcg) * 4 + 1], rss[96], gfp[256];
+	gfp_t gfp_mask = (__force gfp_t)e->gfp_mask;
 	unsigned long a[3];
 	int i;
 
@@ -183,15 +185,17 @@ static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e)
 			 e->anon_rss_kb, e->file_rss_kb, e->shmem_rss_kb);
 	else
 		snprintf(rss, sizeof(rss), "anon_rss_kb=- file_rss_kb=- shmem_rss_kb=-");
+	/* The names the kernel's own OOM report prints, in its own words. */
+	snprintf(gfp, sizeof(gfp), "%pGg", &gfp_mask);
 	return snprintf(b, len,
 		"time_ns=%llu trigger_pid=%d trigger_comm=%s victim_pid=%d victim_comm=%s "
 		"pages=%lu %s oom_score_adj=%d memcg=%s order=%d gfp_mask=%#x "
-		"loadavg=%lu.%02lu\\040%lu.%02lu\\040%lu.%02lu confirmed=%d\n",
+		"loadavg=%lu.%02lu,%lu.%02lu,%lu.%02lu,%u/%u,%d confirmed=%d gfp_flags=%s\n",
 		e->time_ns, e->trigger_pid, tc, e->victim_pid, vc, e->pages, rss,
 		e->oom_score_adj, memcg[0] ? memcg : "-", e->order, e->gfp_mask,
 		MS_LOAD_INT(a[0]), MS_LOAD_FRAC(a[0]), MS_LOAD_INT(a[1]),
 		MS_LOAD_FRAC(a[1]), MS_LOAD_INT(a[2]), MS_LOAD_FRAC(a[2]),
-		e->confirmed);
+		e->nr_running, e->nr_threads, e->last_pid, e->confirmed, gfp[0] ? gfp : "none");
 }
 
 static int ms_format_reclaim(char *b, size_t len, const struct ms_reclaim_event *e)
@@ -206,12 +210,17 @@ static int ms_format_reclaim(char *b, size_t len, const struct ms_reclaim_event 
 
 static int ms_format_compaction(char *b, size_t len, const struct ms_compaction_event *e)
 {
-	char comm[TASK_COMM_LEN * 4 + 1];
+	const char *status = ms_compaction_status_name(e->status);
+	char comm[TASK_COMM_LEN * 4 + 1], num[12];
 
 	ms_escape(comm, sizeof(comm), e->comm);
+	if (!status) {
+		snprintf(num, sizeof(num), "%d", e->status);
+		status = num;
+	}
 	return snprintf(b, len,
-		"time_ns=%llu pid=%d comm=%s latency_ns=%llu status=%d\n",
-		e->time_ns, e->pid, comm, e->latency_ns, e->status);
+		"time_ns=%llu pid=%d comm=%s latency_ns=%llu status=%s\n",
+		e->time_ns, e->pid, comm, e->latency_ns, status);
 }
 
 static const char *const ms_event_names[MS_NR_EVENT_TYPES] = {
@@ -281,7 +290,14 @@ int ms_ring_show(struct seq_file *m, enum ms_event_type type)
 
 /* ---- the events stream ------------------------------------------------- */
 
+/*
+ * One per open file.  A file may be read by many threads at once, and
+ * read(2)'s f_pos_lock does not cover them all (pread, io_uring, and a
+ * nonseekable file skips it), so the reader's state has its own mutex, as
+ * trace_pipe's iterator has: every read holds it except while it sleeps.
+ */
 struct ms_reader {
+	struct mutex lock;
 	u64 cursor;
 	size_t len, off;
 	char buf[MS_LINE_MAX + 32];
@@ -294,6 +310,7 @@ static int ms_events_open(struct inode *inode, struct file *file)
 
 	if (!rd)
 		return -ENOMEM;
+	mutex_init(&rd->lock);
 	/* Like trace_pipe: a new reader starts with what happens next. */
 	raw_spin_lock_irqsave(&ms_stream.lock, flags);
 	rd->cursor = ms_stream.head;
@@ -304,13 +321,17 @@ static int ms_events_open(struct inode *inode, struct file *file)
 
 static int ms_events_release(struct inode *inode, struct file *file)
 {
-	kfree(file->private_data);
+	struct ms_reader *rd = file->private_data;
+
+	mutex_destroy(&rd->lock);
+	kfree(rd);
 	return 0;
 }
 
 static bool ms_events_pending(struct ms_reader *rd)
 {
-	return READ_ONCE(ms_stream.head) != rd->cursor || READ_ONCE(ms_events_closing);
+	return READ_ONCE(ms_stream.head) != READ_ONCE(rd->cursor) ||
+	       READ_ONCE(ms_events_closing);
 }
 
 /* Format the next event into rd->buf; false when there is none. */
@@ -351,7 +372,7 @@ static ssize_t ms_events_read(struct file *file, char __user *ubuf,
 {
 	struct ms_reader *rd = file->private_data;
 	ssize_t done = 0;
-	int err;
+	int err = 0;
 
 	while (done < count) {
 		size_t n;
@@ -359,8 +380,11 @@ static ssize_t ms_events_read(struct file *file, char __user *ubuf,
 		if (rd->off == rd->len && !ms_events_next(rd)) {
 			if (done || READ_ONCE(ms_events_closing))
 				break;
-			if (file->f_flags & O_NONBLOCK)
-				return -EAGAIN;
+			if (file->f_flags & O_NONBLOCK) {
+				err = -EAGAIN;
+				break;
+			}
+			/* Not while asleep: another reader may have the next line. */
 			err = wait_event_interruptible(ms_events_wq, ms_events_pending(rd));
 			if (err)
 				return err;
@@ -370,12 +394,14 @@ static ssize_t ms_events_read(struct file *file, char __user *ubuf,
 		n = min(rd->len - rd->off, count - done);
 		if (n < rd->len - rd->off && done)
 			break;
-		if (copy_to_user(ubuf + done, rd->buf + rd->off, n))
-			return done ? done : -EFAULT;
+		if (copy_to_user(ubuf + done, rd->buf + rd->off, n)) {
+			err = -EFAULT;
+			break;
+		}
 		rd->off += n;
 		done += n;
 	}
-	return done;
+	return done ? done : err;
 }
 
 static __poll_t ms_events_poll(struct file *file, poll_table *wait)
@@ -383,7 +409,9 @@ static __poll_t ms_events_poll(struct file *file, poll_table *wait)
 	struct ms_reader *rd = file->private_data;
 
 	poll_wait(file, &ms_events_wq, wait);
-	return rd->off < rd->len || ms_events_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
+	/* Unlocked, as trace_pipe's poll: a hint, which read() settles. */
+	return READ_ONCE(rd->off) < READ_ONCE(rd->len) || ms_events_pending(rd) ?
+	       EPOLLIN | EPOLLRDNORM : 0;
 }
 
 const struct file_operations ms_events_fops = {

@@ -32,6 +32,7 @@ enum ms_file_kind {
 	MS_F_TABLE,
 	MS_F_RING,
 	MS_F_HIST,
+	MS_F_HIST_RAW,
 };
 
 struct ms_file {
@@ -54,6 +55,7 @@ static int ms_show(struct seq_file *m, void *unused)
 		seq_printf(m, "memory_bytes %zu cpus %u table_size %lu ring_size %u\n",
 			   ms_footprint(), num_possible_cpus(),
 			   roundup_pow_of_two(ms_table_size), ms_ring_size);
+		seq_printf(m, "format %d\n", MS_FORMAT);
 		return 0;
 	case MS_F_PROBES:
 		ms_probes_show(m);
@@ -72,7 +74,8 @@ static int ms_show(struct seq_file *m, void *unused)
 	case MS_F_RING:
 		return ms_ring_show(m, f->arg);
 	case MS_F_HIST:
-		ms_hist_show(m, f->arg);
+	case MS_F_HIST_RAW:
+		ms_hist_show(m, f->arg, f->kind == MS_F_HIST_RAW);
 		return 0;
 	}
 	return -EINVAL;
@@ -188,6 +191,7 @@ static const struct proc_ops ms_control_proc_ops = {
 
 #define MS_F(n, k, a) { .name = n, .kind = k, .arg = a }
 #define MS_HIST_FILE(name) MS_F(#name, MS_F_HIST, MS_H_##name),
+#define MS_HIST_RAW_FILE(name) MS_F(#name, MS_F_HIST_RAW, MS_H_##name),
 
 static const struct ms_file ms_files[] = {
 	MS_F("version", MS_F_VERSION, 0),
@@ -206,6 +210,16 @@ static const struct ms_file ms_files[] = {
 };
 
 static const struct ms_file ms_hist_files[] = { MS_HISTS(MS_HIST_FILE) };
+static const struct ms_file ms_hist_raw_files[] = { MS_HISTS(MS_HIST_RAW_FILE) };
+
+/* hist/ in bpftrace's layout for people, hist_raw/ for programs. */
+static const struct {
+	const char *dir;
+	const struct ms_file *files;
+} ms_hist_dirs[] = {
+	{ "hist", ms_hist_files },
+	{ "hist_raw", ms_hist_raw_files },
+};
 
 static struct dentry *ms_debugfs;
 static struct proc_dir_entry *ms_procdir;
@@ -213,7 +227,7 @@ static struct proc_dir_entry *ms_procdir;
 static int ms_debugfs_init(void)
 {
 	struct dentry *hist;
-	int i;
+	int i, d;
 
 	ms_debugfs = debugfs_create_dir("memscope", NULL);
 	if (IS_ERR_OR_NULL(ms_debugfs)) {
@@ -225,10 +239,12 @@ static int ms_debugfs_init(void)
 				    (void *)&ms_files[i], &ms_fops);
 	debugfs_create_file("events", 0400, ms_debugfs, NULL, &ms_events_fops);
 	debugfs_create_file("control", 0200, ms_debugfs, NULL, &ms_control_fops);
-	hist = debugfs_create_dir("hist", ms_debugfs);
-	for (i = 0; i < ARRAY_SIZE(ms_hist_files); i++)
-		debugfs_create_file(ms_hist_files[i].name, 0400, hist,
-				    (void *)&ms_hist_files[i], &ms_fops);
+	for (d = 0; d < ARRAY_SIZE(ms_hist_dirs); d++) {
+		hist = debugfs_create_dir(ms_hist_dirs[d].dir, ms_debugfs);
+		for (i = 0; i < MS_NR_HISTS; i++)
+			debugfs_create_file(ms_hist_dirs[d].files[i].name, 0400, hist,
+					    (void *)&ms_hist_dirs[d].files[i], &ms_fops);
+	}
 	return 0;
 }
 
@@ -236,7 +252,7 @@ static int ms_procfs_init(void)
 {
 #ifdef MS_HAVE_PROC_OPS
 	struct proc_dir_entry *hist;
-	int i;
+	int i, d;
 
 	ms_procdir = proc_mkdir_mode("memscope", 0500, NULL);
 	if (!ms_procdir)
@@ -248,13 +264,15 @@ static int ms_procfs_init(void)
 	if (!proc_create("events", 0400, ms_procdir, &ms_events_proc_ops) ||
 	    !proc_create("control", 0200, ms_procdir, &ms_control_proc_ops))
 		goto err;
-	hist = proc_mkdir_mode("hist", 0500, ms_procdir);
-	if (!hist)
-		goto err;
-	for (i = 0; i < ARRAY_SIZE(ms_hist_files); i++)
-		if (!proc_create_data(ms_hist_files[i].name, 0400, hist, &ms_proc_ops,
-				      (void *)&ms_hist_files[i]))
+	for (d = 0; d < ARRAY_SIZE(ms_hist_dirs); d++) {
+		hist = proc_mkdir_mode(ms_hist_dirs[d].dir, 0500, ms_procdir);
+		if (!hist)
 			goto err;
+		for (i = 0; i < MS_NR_HISTS; i++)
+			if (!proc_create_data(ms_hist_dirs[d].files[i].name, 0400, hist,
+					      &ms_proc_ops, (void *)&ms_hist_dirs[d].files[i]))
+				goto err;
+	}
 	return 0;
 err:
 	proc_remove(ms_procdir);

@@ -18,6 +18,14 @@
 #define MS_NAME_LEN	64	/* file names, as bpftrace's default str() */
 
 /*
+ * The file format's version, the `format` line of `version`.  Bumped when a
+ * file, column, field or stat changes meaning or goes away; additions (a
+ * file, a stat, a ring field at the end of its line) keep it.
+ * docs/debugfs.md says what each one means.
+ */
+#define MS_FORMAT	2
+
+/*
  * Cumulative counters, summed across CPUs at read time.  The order is the
  * order of the `stats` file; names are the contract (SPEC.md), append only.
  */
@@ -32,7 +40,7 @@
 	X(kswapd_wakeups) X(kswapd_wake_count) X(kswapd_wake_ns)	\
 	X(writepage) X(compaction_count) X(compaction_ns)		\
 	X(dropped) X(events_lost) X(unmatched_ends)			\
-	X(faults_unclassified) X(table_reused)
+	X(faults_unclassified) X(table_reused) X(reset_count)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -77,7 +85,8 @@ static __always_inline void ms_hist_add(enum ms_hist h, u64 v)
 
 void ms_stats_sum(u64 *out);
 void ms_stats_reset(void);
-void ms_hist_show(struct seq_file *m, enum ms_hist h);
+unsigned long ms_reset_gen(void);
+void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw);
 void ms_hist_reset(void);
 extern const char *const ms_stat_names[];
 extern const char *const ms_hist_names[];
@@ -344,6 +353,8 @@ struct ms_oom_event {
 	int order;
 	unsigned int gfp_mask;
 	unsigned long avenrun[3];
+	unsigned int nr_running, nr_threads;	/* /proc/loadavg's 4th field */
+	pid_t last_pid;				/* and its 5th */
 	bool confirmed;			/* oom:mark_victim seen for the victim */
 	char memcg[MS_NAME_LEN * 2];
 };
@@ -376,6 +387,7 @@ struct ms_event {
 };
 
 void ms_event_emit(const struct ms_event *ev);
+const char *ms_compaction_status_name(int status);
 int ms_events_init(void);
 void ms_events_exit(void);
 void ms_events_reset(void);

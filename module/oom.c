@@ -33,9 +33,11 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/oom.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/loadavg.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -132,17 +134,45 @@ static void ms_memcg_path(void *memcg, char *buf, size_t len)
 }
 #endif /* CONFIG_MEMCG */
 
+/*
+ * /proc/loadavg's last two fields, "running/threads last_pid", at the kill,
+ * as BCC's oomkill reads the file when the kill reaches it.  nr_running()
+ * and nr_threads are not exported, so one RCU walk of the task list counts
+ * what they count: runnable tasks, and every thread but the idle ones.  The
+ * OOM killer itself has just walked the same list to choose its victim.
+ * last_pid is the initial namespace's, as a reader outside containers sees.
+ */
+static void ms_oom_sample_tasks(unsigned int *running, unsigned int *threads,
+				pid_t *last_pid)
+{
+	struct task_struct *g, *t;
+
+	*running = 0;
+	*threads = 0;
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		(*threads)++;
+		if (task_is_running(t))
+			(*running)++;
+	}
+	rcu_read_unlock();
+	*last_pid = ms_last_pid(&init_pid_ns);
+}
+
 static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
 	struct oom_control *oc = (struct oom_control *)ms_arg(regs, 0);
 	struct task_struct *victim = oc->chosen;	/* referenced by oc */
 	struct ms_oom_event *e = &ms_oom_pending.oom;
+	unsigned int running, threads;
 	unsigned long flags;
+	pid_t last_pid;
 	int i;
 
 	ms_hit(MS_P_oom_kill);
 	d->kills_before = ms_oom_kill_events();
+	ms_oom_sample_tasks(&running, &threads, &last_pid);
 
 	raw_spin_lock_irqsave(&ms_oom_lock, flags);
 	memset(&ms_oom_pending, 0, sizeof(ms_oom_pending));
@@ -162,6 +192,9 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	e->gfp_mask = (__force unsigned int)oc->gfp_mask;
 	for (i = 0; i < 3; i++)
 		e->avenrun[i] = READ_ONCE(avenrun[i]);
+	e->nr_running = running;
+	e->nr_threads = threads;
+	e->last_pid = last_pid;
 	ms_memcg_path(oc->memcg, e->memcg, sizeof(e->memcg));
 	ms_oom_victim_tgid = victim->tgid;
 	ms_oom_active = true;

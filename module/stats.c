@@ -6,6 +6,14 @@
  * Writers only ever add to their own CPU's copy.  A reset does not touch the
  * per-CPU data (that would race with writers on other CPUs); it records the
  * current sums as a baseline that readers subtract.
+ *
+ * Every counter only grows, except swapins, which the zswap probe takes
+ * back right after the swapin probe added it.  A reset between the two
+ * would leave the take-back below the baseline, so a reader clamps at 0
+ * rather than show 2^64 - 1.  reset_count is the number of resets since
+ * load, never itself reset: a reader that sees it move knows the counters
+ * started again, and a reader that sees it still knows a smaller value is
+ * such a take-back, not a reset.
  */
 #include <linux/math64.h>
 #include <linux/mutex.h>
@@ -22,6 +30,7 @@ const char *const ms_stat_names[] = { MS_STATS(MS_STR) };
 const char *const ms_hist_names[] = { MS_HISTS(MS_STR) };
 
 static DEFINE_MUTEX(ms_baseline_lock);
+static atomic_long_t ms_resets = ATOMIC_LONG_INIT(0);
 static u64 ms_stats_base[MS_NR_STATS];
 static struct ms_hist_cpu ms_hist_base[MS_NR_HISTS];
 
@@ -53,14 +62,26 @@ void ms_stats_sum(u64 *out)
 
 	mutex_lock(&ms_baseline_lock);
 	ms_stats_raw(out);
-	for (i = 0; i < MS_NR_STATS; i++)
-		out[i] -= ms_stats_base[i];
+	for (i = 0; i < MS_NR_STATS; i++) {
+		s64 d = out[i] - ms_stats_base[i];
+
+		out[i] = d > 0 ? d : 0;
+	}
+	out[MS_reset_count] = atomic_long_read(&ms_resets);
 	mutex_unlock(&ms_baseline_lock);
+}
+
+unsigned long ms_reset_gen(void)
+{
+	return atomic_long_read(&ms_resets);
 }
 
 void ms_stats_reset(void)
 {
 	mutex_lock(&ms_baseline_lock);
+	/* Before the baseline: a take-back that sees the old count is older. */
+	atomic_long_inc(&ms_resets);
+	smp_mb__after_atomic();
 	ms_stats_raw(ms_stats_base);
 	mutex_unlock(&ms_baseline_lock);
 }
@@ -107,7 +128,53 @@ static void ms_hist_label(char *buf, size_t len, u64 v)
 
 #define MS_BAR_WIDTH 52
 
-void ms_hist_show(struct seq_file *m, enum ms_hist h)
+/* bpftrace's layout: "[lo, hi)" labels, a count and a bar. */
+static void ms_hist_show_bars(struct seq_file *m, const struct ms_hist_cpu *cur,
+			      int first, int last, u64 max)
+{
+	int i;
+
+	for (i = first; first >= 0 && i <= last; i++) {
+		char lo[24], hi[24], label[sizeof(lo) + sizeof(hi) + 4];
+		u64 n = cur->bucket[i];
+		unsigned int bar = max ? div64_u64(n * MS_BAR_WIDTH, max) : 0;
+
+		if (i < 2) {
+			snprintf(label, sizeof(label), "[%d]", i);
+		} else {
+			ms_hist_label(lo, sizeof(lo), 1ULL << (i - 1));
+			if (i == 64)	/* 2^64 has no u64: as the CLI prints it */
+				strscpy(hi, "16E", sizeof(hi));
+			else
+				ms_hist_label(hi, sizeof(hi), 1ULL << i);
+			snprintf(label, sizeof(label), "[%s, %s)", lo, hi);
+		}
+		seq_printf(m, "%-20s%8llu |%.*s%*s|\n", label, n, bar,
+			   "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
+			   MS_BAR_WIDTH - bar, "");
+	}
+}
+
+/*
+ * For programs: the non-empty buckets as "lo hi count", with inclusive
+ * bounds in plain decimal, so that no label needs parsing and the last
+ * bucket's bound fits a u64.
+ */
+static void ms_hist_show_raw(struct seq_file *m, const struct ms_hist_cpu *cur)
+{
+	int i;
+
+	seq_puts(m, "# lo hi count\n");
+	for (i = 0; i < MS_HIST_BUCKETS; i++) {
+		u64 lo = i < 2 ? i : 1ULL << (i - 1);
+		u64 hi = i < 2 ? i : i == 64 ? U64_MAX : (1ULL << i) - 1;
+
+		if (cur->bucket[i])
+			seq_printf(m, "%llu %llu %llu\n", lo, hi, cur->bucket[i]);
+	}
+}
+
+void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw)
 {
 	struct ms_hist_cpu *cur;
 	u64 count = 0, max = 0;
@@ -135,24 +202,9 @@ void ms_hist_show(struct seq_file *m, enum ms_hist h)
 		}
 	}
 	seq_printf(m, "# count %llu sum %llu\n", count, cur->sum);
-	for (i = first; first >= 0 && i <= last; i++) {
-		char lo[24], hi[24], label[sizeof(lo) + sizeof(hi) + 4];
-		u64 n = cur->bucket[i];
-		unsigned int bar = max ? div64_u64(n * MS_BAR_WIDTH, max) : 0;
-
-		if (i < 2) {
-			snprintf(label, sizeof(label), "[%d]", i);
-		} else {
-			ms_hist_label(lo, sizeof(lo), 1ULL << (i - 1));
-			if (i == 64)
-				strscpy(hi, "...", sizeof(hi));
-			else
-				ms_hist_label(hi, sizeof(hi), 1ULL << i);
-			snprintf(label, sizeof(label), "[%s, %s)", lo, hi);
-		}
-		seq_printf(m, "%-20s%8llu |%.*s%*s|\n", label, n, bar,
-			   "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
-			   MS_BAR_WIDTH - bar, "");
-	}
+	if (raw)
+		ms_hist_show_raw(m, cur);
+	else
+		ms_hist_show_bars(m, cur, first, last, max);
 	kfree(cur);
 }

@@ -18,6 +18,9 @@
  * So the swapin probe counts on entry, and a second probe takes back the
  * pages zswap served, in the same task, right after.  A reader that comes
  * between the two sees at most one folio per in-flight zswap hit too many.
+ * A reset between them would take back what the baseline already holds:
+ * the take-back is skipped when a reset came after zswap_load() began, and
+ * the counters clamp at 0 for the rest of that window (stats.c).
  * Zero-filled slots cannot be told apart from outside (the test is inlined
  * into swap_read_folio), so on kernels with a zeromap:
  *
@@ -79,6 +82,7 @@ static int ms_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 
 struct ms_zswap_data {
 	long pages;
+	unsigned long reset_gen;
 };
 
 static int ms_zswap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -86,6 +90,7 @@ static int ms_zswap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct ms_zswap_data *d = (struct ms_zswap_data *)ri->data;
 
 	d->pages = 1;
+	d->reset_gen = ms_reset_gen();
 	if (READ_ONCE(ms_zswap_probe.target) == ms_zswap_targets[0])
 		d->pages = folio_nr_pages((struct folio *)ms_arg(regs, 0));
 	return 0;
@@ -105,7 +110,7 @@ static int ms_zswap_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	ms_hit(MS_P_swapin_zswap);
 	/* Served from memory: no I/O, not in pswpin.  Take it back. */
-	if (READ_ONCE(ms_swapin_probe.attached))
+	if (READ_ONCE(ms_swapin_probe.attached) && ms_reset_gen() == d->reset_gen)
 		ms_swapin_account(-d->pages);
 	return 0;
 }

@@ -388,6 +388,19 @@ int ms_load_stats(struct ms_stats *st)
 	return 0;
 }
 
+int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped)
+{
+	struct ms_stats st;
+
+	if (ms_load_stats(&st))
+		return -1;
+	*reset_count = ms_stats_val(&st, "reset_count");
+	if (dropped)
+		*dropped = ms_stats_val(&st, "dropped");
+	ms_stats_free(&st);
+	return 0;
+}
+
 int ms_load_table(const char *name, struct ms_table *t)
 {
 	char *data;
@@ -431,12 +444,15 @@ int ms_load_ring(const char *name, struct ms_ring *r, bool optional)
 
 int ms_load_hist(const char *name, struct ms_hist *h, bool optional)
 {
+	uint64_t reset_count;
 	char *data, *file;
 	size_t len;
 	int ret;
 
 	memset(h, 0, sizeof(*h));
-	if (asprintf(&file, "hist/%s", name) < 0)
+	if (ms_load_reset_count(&reset_count, NULL))
+		return -1;
+	if (asprintf(&file, "hist_raw/%s", name) < 0)
 		return -1;
 	ret = optional ? ms_read_optional(file, &data, &len) : ms_read(file, &data, &len);
 	if (ret) {
@@ -444,6 +460,7 @@ int ms_load_hist(const char *name, struct ms_hist *h, bool optional)
 		return ret;
 	}
 	ret = ms_parse_hist(data, len, h);
+	h->reset_count = reset_count;
 	free(data);
 	if (ret)
 		fail_malformed(file, h->diag.msg);

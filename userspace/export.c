@@ -10,7 +10,7 @@
 /*
  * Prometheus text exposition format (version 0.0.4), for node_exporter's
  * textfile collector: counters as memscope_<key>_total (nanoseconds become
- * _seconds_total), each hist/<name> as a histogram with cumulative le
+ * _seconds_total), each hist_raw/<name> as a histogram with cumulative le
  * buckets, and gauges for probes and table sizes.
  */
 
@@ -111,10 +111,10 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names under hist/, sorted; returns the count or -1. */
+/* Names under hist_raw/, sorted; returns the count or -1. */
 static int list_hists(char ***names)
 {
-	char *path = ms_path("hist");
+	char *path = ms_path("hist_raw");
 	struct dirent *de;
 	DIR *d;
 	int n = 0, cap = 0;
@@ -168,7 +168,7 @@ static void prom_hist(FILE *fp, const char *name, const struct ms_hist *h)
 	metric_part(metric, sizeof(metric) - 16, name, ns ? strlen(name) - 3 : strlen(name));
 	if (ns)
 		strcat(metric, "_seconds");
-	fprintf(fp, "# HELP memscope_%s Distribution of %s (log2 buckets from hist/%s).\n",
+	fprintf(fp, "# HELP memscope_%s Distribution of %s (log2 buckets from hist_raw/%s).\n",
 		metric, ns ? "latency in seconds" : "values", name);
 	fprintf(fp, "# TYPE memscope_%s histogram\n", metric);
 	for (i = 0; i < PROM_SLOTS; i++) {

@@ -70,15 +70,12 @@ static void print_totals(const struct faults_ctx *c, const struct ms_stats *now,
 		"faults_shmem", "faults_hugetlb", "faults_write", "faults_retry",
 		"faults_error", "faults_unclassified",
 	};
-	uint64_t v[11], major, nprev;
+	uint64_t v[11], major;
 	size_t i;
 
-	for (i = 0; i < 11; i++) {
-		nprev = prev ? ms_stats_val(prev, keys[i]) : 0;
-		v[i] = ms_delta(ms_stats_val(now, keys[i]), nprev);
-	}
-	major = ms_delta(ms_stats_val(now, "faults_major"),
-			 prev ? ms_stats_val(prev, "faults_major") : 0);
+	for (i = 0; i < 11; i++)
+		v[i] = ms_stat_delta(now, prev, keys[i]);
+	major = ms_stat_delta(now, prev, "faults_major");
 
 	open_json_object("totals");
 	print_fp("%s", c->o->has_pid ? "TOTAL (all processes):" :
@@ -165,6 +162,7 @@ static int faults_report(void *p, const void *pv, const void *nv, double dt)
 		close_json_array();
 		print_totals(c, &now->stats, prev ? &prev->stats : NULL);
 	}
+	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL);
 	if (c->o->has_interval)
 		print_nl();
 	print_end_record();

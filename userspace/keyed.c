@@ -6,10 +6,19 @@
 
 #include "memscope.h"
 
-uint64_t ms_delta(uint64_t now, uint64_t prev)
+bool ms_reset_between(const struct ms_stats *now, const struct ms_stats *prev)
 {
-	/* A counter that went backwards was reset: count from zero. */
-	return now >= prev ? now - prev : now;
+	return prev && ms_stats_val(now, "reset_count") != ms_stats_val(prev, "reset_count");
+}
+
+uint64_t ms_stat_delta(const struct ms_stats *now, const struct ms_stats *prev,
+		       const char *key)
+{
+	uint64_t n = ms_stats_val(now, key), p = prev ? ms_stats_val(prev, key) : 0;
+
+	if (ms_reset_between(now, prev))
+		return n;
+	return n >= p ? n - p : 0;
 }
 
 void ms_keyed_free(struct ms_keyed *k)
@@ -84,7 +93,7 @@ int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 
 	memset(k, 0, sizeof(*k));
 	k->nvals = nvals;
-	if (ms_load_table(file, &t))
+	if (ms_load_reset_count(&k->reset_count, &k->dropped) || ms_load_table(file, &t))
 		return -1;
 	kc = ms_table_col(&t, keycol);
 	if (labelcol)
@@ -146,6 +155,18 @@ static int cmp_val(const void *a, const void *b)
 	return cmp_row_id(x, y);
 }
 
+void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev)
+{
+	uint64_t n = now->dropped;
+
+	if (prev && prev->reset_count == now->reset_count)
+		n = n >= prev->dropped ? n - prev->dropped : 0;
+	print_uint(PRINT_JSON, "dropped", NULL, n);
+	if (n)
+		print_fp("WARNING: %llu event%s not counted: a table was full of processes that are still running and unread. Read more often, or load memscope with a larger table_size (the version file shows the current one)\n",
+			 (unsigned long long)n, n == 1 ? " was" : "s were");
+}
+
 int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
 		   int col, struct ms_keyed *out)
 {
@@ -153,7 +174,7 @@ int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
 	struct ms_krow tmp;
 	size_t i;
 	int j;
-	bool any, reset;
+	bool any, reset, all_reset = prev && now->reset_count != prev->reset_count;
 
 	memset(out, 0, sizeof(*out));
 	out->nvals = now->nvals;
@@ -176,12 +197,16 @@ int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
 			key = &now->rows[i];
 			hit = bsearch(&key, idx, prev->n, sizeof(*idx), cmp_key);
 		}
-		if (hit) {
+		if (hit && !all_reset) {
+			/*
+			 * Without a reset, a count that went down is a row the
+			 * module reused for a new process with the same key:
+			 * the whole row counts from zero.
+			 */
 			reset = false;
 			for (j = 0; j < now->nvals; j++)
 				if (tmp.v[j] < (*hit)->v[j])
 					reset = true;
-			/* a reset or a reused key: the whole row counts from zero */
 			if (!reset)
 				for (j = 0; j < now->nvals; j++)
 					tmp.v[j] -= (*hit)->v[j];

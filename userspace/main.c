@@ -346,5 +346,7 @@ int main(int argc, char **argv)
 	ms_signals_init();
 	if (ms_locate_dir(dir))
 		return 1;
+	if (tool->run != cmd_status && ms_check_format())
+		return 1;
 	return tool->run(&o) ? 1 : 0;
 }

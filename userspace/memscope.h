@@ -12,6 +12,9 @@
 #include "parse.h"
 #include "print.h"
 
+/* The module's file format this CLI reads (`format` in version). */
+#define MS_FORMAT 2
+
 #ifndef MEMSCOPE_VERSION
 #define MEMSCOPE_VERSION "unknown"
 #endif
@@ -59,6 +62,8 @@ struct ms_tool {
 /* dir.c: where the files are, reading them, and saying why we can't */
 int ms_locate_dir(const char *cli_dir);
 const char *ms_dir(void);
+/* 0 if the module's files are in the format this CLI reads, else fails. */
+int ms_check_format(void);
 char *ms_path(const char *name);		/* caller frees */
 int ms_read(const char *name, char **data, size_t *len);
 int ms_read_optional(const char *name, char **data, size_t *len);
@@ -111,6 +116,8 @@ struct ms_keyed {
 	size_t n;
 	int nvals;
 	bool borrowed;		/* strings belong to another ms_keyed */
+	uint64_t reset_count;	/* stats' reset_count, read just before */
+	uint64_t dropped;	/* and its dropped */
 };
 int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 		  const char *const *valcols, int nvals, struct ms_keyed *k);
@@ -120,7 +127,17 @@ int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
 void ms_keyed_free(struct ms_keyed *k);
 bool ms_keyed_pid_match(const struct ms_krow *r, const struct ms_opts *o);
 bool ms_keyed_cgroup_match(const struct ms_krow *r, const struct ms_opts *o);
-uint64_t ms_delta(uint64_t now, uint64_t prev);
+/*
+ * A counter's change from prev to now.  Counters only restart at a reset,
+ * which reset_count tells; a smaller value without one is a swap-in the
+ * zswap probe is taking back (docs/debugfs.md), so no change.
+ */
+uint64_t ms_stat_delta(const struct ms_stats *now, const struct ms_stats *prev,
+		       const char *key);
+bool ms_reset_between(const struct ms_stats *now, const struct ms_stats *prev);
+int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped);
+/* One line when events found a table full between prev and now. */
+void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev);
 
 /* hist.c: bpftrace's histogram layout, or JSON buckets */
 void ms_print_hist(const char *name, const struct ms_hist *h);

@@ -14,7 +14,7 @@ static const char *const oom_probes[] = {
 static const char *const shown[] = {
 	"trigger_pid", "trigger_comm", "victim_pid", "victim_comm", "pages",
 	"loadavg", "anon_rss_kb", "file_rss_kb", "shmem_rss_kb", "memcg",
-	"oom_score_adj", "order", "gfp_mask", NULL
+	"oom_score_adj", "order", "gfp_mask", "gfp_flags", NULL
 };
 
 static bool is_shown(const char *key)
@@ -39,10 +39,40 @@ static const char *field_s(const struct ms_record *r, const char *key)
 	return v ? v : "?";
 }
 
+/* The file's "1.00,0.50,0.20,2/90,600" as /proc/loadavg and BCC print it. */
+static void print_loadavg(const struct ms_record *r)
+{
+	char buf[96], *p;
+
+	snprintf(buf, sizeof(buf), "%s", field_s(r, "loadavg"));
+	for (p = buf; (p = strchr(p, ',')); )
+		*p = ' ';
+	print_string(PRINT_ANY, "loadavg", "loadavg: %s\n", buf);
+}
+
+/*
+ * An RSS the kernel cannot give (mark_victim before 6.9) is "-" in the
+ * file: text says "unknown", JSON null.
+ */
+static void print_rss(const struct ms_record *r, const char *key, const char *label,
+		      const char *sep)
+{
+	const char *v = field(r, key);
+	char fmt[48];
+
+	if (v && !strcmp(v, "-")) {
+		print_fp("%s:unknown%s", label, sep);
+		print_string(PRINT_JSON, key, NULL, NULL);
+		return;
+	}
+	snprintf(fmt, sizeof(fmt), "%s:%%skB%s", label, sep);
+	print_num_str(PRINT_ANY, key, fmt, v);
+}
+
 /*
  * BCC oomkill's line, then the rest of the kill's story indented:
  * 08:32:31 Triggered by PID 3456 ("stress"), OOM kill of PID 3457 ("stress"), 262144 pages, loadavg: 0.10 0.20 0.30 1/80 123
- *     anon-rss:1048576kB, file-rss:0kB, shmem-rss:0kB, memcg:/test, oom_score_adj:0, order:0, gfp_mask:0xcc0
+ *     anon-rss:1048576kB, file-rss:0kB, shmem-rss:0kB, memcg:/test, oom_score_adj:0, order:0, gfp_mask:0xcc0(GFP_KERNEL)
  */
 void ms_print_oom(const struct ms_record *r)
 {
@@ -58,14 +88,17 @@ void ms_print_oom(const struct ms_record *r)
 	print_num_str(PRINT_ANY, "victim_pid", "OOM kill of PID %s ", field(r, "victim_pid"));
 	print_string(PRINT_ANY, "victim_comm", "(\"%s\"), ", field_s(r, "victim_comm"));
 	print_num_str(PRINT_ANY, "pages", "%s pages, ", field(r, "pages"));
-	print_string(PRINT_ANY, "loadavg", "loadavg: %s\n", field_s(r, "loadavg"));
-	print_num_str(PRINT_ANY, "anon_rss_kb", "    anon-rss:%skB, ", field(r, "anon_rss_kb"));
-	print_num_str(PRINT_ANY, "file_rss_kb", "file-rss:%skB, ", field(r, "file_rss_kb"));
-	print_num_str(PRINT_ANY, "shmem_rss_kb", "shmem-rss:%skB, ", field(r, "shmem_rss_kb"));
+	print_loadavg(r);
+	print_fp("    ");
+	print_rss(r, "anon_rss_kb", "anon-rss", ", ");
+	print_rss(r, "file_rss_kb", "file-rss", ", ");
+	print_rss(r, "shmem_rss_kb", "shmem-rss", ", ");
 	print_string(PRINT_ANY, "memcg", "memcg:%s, ", field_s(r, "memcg"));
 	print_num_str(PRINT_ANY, "oom_score_adj", "oom_score_adj:%s, ", field(r, "oom_score_adj"));
 	print_num_str(PRINT_ANY, "order", "order:%s, ", field(r, "order"));
-	print_string(PRINT_ANY, "gfp_mask", "gfp_mask:%s\n", field_s(r, "gfp_mask"));
+	/* as the kernel's own report: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP) */
+	print_string(PRINT_ANY, "gfp_mask", "gfp_mask:%s", field_s(r, "gfp_mask"));
+	print_string(PRINT_ANY, "gfp_flags", "(%s)\n", field_s(r, "gfp_flags"));
 	for (i = 0; i < r->n; i++)
 		if (!is_shown(r->f[i].key))
 			print_num_str(PRINT_JSON, r->f[i].key, NULL, r->f[i].val);

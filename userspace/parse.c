@@ -584,102 +584,28 @@ void ms_ring_free(struct ms_ring *ring)
 
 /* ----------------------------------------------------------- histograms */
 
-/*
- * A bucket bound as bpftrace prints it: digits and an optional K/M/G/T/P/E
- * (powers of 1024). *overflow is set when the value needs more than 64 bits,
- * which only the upper bound of the last bucket, [8E, 16E), legitimately does.
- */
-static bool parse_bound(const char *s, uint64_t *out, bool *overflow)
+/* The slot whose inclusive bounds are exactly [lo, hi], or -1. */
+static int hist_slot(uint64_t lo, uint64_t hi)
 {
-	static const char sfx[] = "KMGTPE";
-	char num[24];
-	const char *p;
-	size_t n = strspn(s, "0123456789");
-	unsigned int shift = 0;
-	uint64_t v;
-
-	*overflow = false;
-	if (n == 0 || n >= sizeof(num))
-		return false;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	if (!ms_parse_u64(num, &v))
-		return false;
-	if (s[n]) {
-		p = strchr(sfx, s[n]);
-		if (!p || s[n + 1])
-			return false;
-		shift = 10 * (unsigned int)(p - sfx + 1);
-	}
-	if (shift && v > (UINT64_MAX >> shift))
-		*overflow = true;
-	else
-		v <<= shift;
-	*out = v;
-	return true;
-}
-
-static int pow2_index(uint64_t v)
-{
-	int k = 0;
-
-	if (v == 0 || (v & (v - 1)))
-		return -1;
-	while (v >>= 1)
-		k++;
-	return k;
-}
-
-/* "[0]", "[1]" or "[lo, hi)" with hi == 2 * lo; returns the slot or -1. */
-static int parse_bucket_label(char *lab)
-{
-	char *comma, *close;
-	uint64_t lo, hi;
-	bool olo, ohi;
+	uint64_t l, h;
 	int k;
 
-	close = strchr(lab, ']');
-	if (close) {
-		if (close[1])
-			return -1;
-		*close = '\0';
-		if (!parse_bound(lab, &lo, &olo) || olo || lo > 1)
-			return -1;
-		return (int)lo;
+	for (k = 0; k < MS_HIST_SLOTS; k++) {
+		ms_hist_bounds(k, &l, &h);
+		if (l == lo && h == hi)
+			return k;
 	}
-	comma = strchr(lab, ',');
-	close = strchr(lab, ')');
-	if (!comma || !close || close[1] || close < comma)
-		return -1;
-	*comma = '\0';
-	*close = '\0';
-	if (!parse_bound(lab, &lo, &olo) || olo)
-		return -1;
-	comma++;
-	while (*comma == ' ')
-		comma++;
-	/* the last bucket's bound does not fit 64 bits: "[8E, 16E)" or "[8E, ...)" */
-	if (!strcmp(comma, "...")) {
-		hi = 0;
-		ohi = true;
-	} else if (!parse_bound(comma, &hi, &ohi)) {
-		return -1;
-	}
-	k = pow2_index(lo);
-	if (k < 1)
-		return -1;
-	if (k == 63 ? !ohi : (ohi || hi != lo << 1))
-		return -1;
-	return k + 1;
+	return -1;
 }
 
+/* hist_raw/: "# count N sum S", then "lo hi count" per non-empty bucket. */
 int ms_parse_hist(const char *data, size_t len, struct ms_hist *h)
 {
 	struct lines l;
-	char *line, *tok[8], *lab;
+	char *line, *tok[4];
 	bool binary, seen[MS_HIST_SLOTS] = { false };
-	size_t n, labn;
-	uint64_t v, total = 0;
+	uint64_t lo, hi, v, total = 0;
+	size_t n;
 	int slot;
 
 	memset(h, 0, sizeof(*h));
@@ -701,34 +627,12 @@ int ms_parse_hist(const char *data, size_t len, struct ms_hist *h)
 				diag_bad(&h->diag, l.lineno);
 			continue;
 		}
-		/* bpftrace's "@name:" title line */
-		if (line[0] == '@')
+		n = split(line, tok, 4);
+		if (n == 0)
 			continue;
-		if (line[0] != '[') {
-			if (line[strspn(line, " \t")] != '\0')
-				diag_bad(&h->diag, l.lineno);
-			continue;
-		}
-		/* the label holds one blank: "[256, 512)"; rejoin it */
-		n = split(line, tok, 8);
-		if (n < 2) {
-			diag_bad(&h->diag, l.lineno);
-			continue;
-		}
-		lab = tok[0];
-		labn = 1;
-		if (!strchr(lab, ']') && !strchr(lab, ')')) {
-			if (n < 3 || tok[1] != tok[0] + strlen(tok[0]) + 1) {
-				diag_bad(&h->diag, l.lineno);
-				continue;
-			}
-			tok[0][strlen(tok[0])] = ' ';
-			labn = 2;
-		}
-		slot = parse_bucket_label(lab + 1);
-		if (slot < 0 || slot >= MS_HIST_SLOTS || seen[slot] ||
-		    !ms_parse_u64(tok[labn], &v) ||
-		    (n > labn + 1 && tok[labn + 1][0] != '|')) {
+		if (n != 3 || !ms_parse_u64(tok[0], &lo) || !ms_parse_u64(tok[1], &hi) ||
+		    !ms_parse_u64(tok[2], &v) || (slot = hist_slot(lo, hi)) < 0 ||
+		    seen[slot]) {
 			diag_bad(&h->diag, l.lineno);
 			continue;
 		}
@@ -785,18 +689,12 @@ void ms_hist_delta(const struct ms_hist *now, const struct ms_hist *prev,
 		   struct ms_hist *out)
 {
 	int i;
-	bool reset = false;
 
 	*out = *now;
-	if (!prev)
-		return;
+	if (!prev || now->reset_count != prev->reset_count)
+		return;		/* reset in between: all of now is since then */
 	for (i = 0; i < MS_HIST_SLOTS; i++)
-		if (now->slot[i] < prev->slot[i])
-			reset = true;
-	if (reset || now->count < prev->count || now->sum < prev->sum)
-		return;		/* counters were reset in between: show all */
-	for (i = 0; i < MS_HIST_SLOTS; i++)
-		out->slot[i] = now->slot[i] - prev->slot[i];
-	out->count = now->count - prev->count;
-	out->sum = now->sum - prev->sum;
+		out->slot[i] = now->slot[i] >= prev->slot[i] ? now->slot[i] - prev->slot[i] : 0;
+	out->count = now->count >= prev->count ? now->count - prev->count : 0;
+	out->sum = now->sum >= prev->sum ? now->sum - prev->sum : 0;
 }

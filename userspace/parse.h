@@ -96,6 +96,7 @@ struct ms_hist {
 	bool has_totals;	/* a "# count N sum S" line was present */
 	uint64_t count;		/* from that line, else the sum of the slots */
 	uint64_t sum;
+	uint64_t reset_count;	/* set by the loader: stats' reset_count */
 	struct ms_diag diag;
 };
 
@@ -131,7 +132,7 @@ int ms_parse_hist(const char *data, size_t len, struct ms_hist *h);
 void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi);
 /* Label of a slot in bpftrace's text layout: "[0]", "[256, 512)", "[1K, 2K)". */
 void ms_hist_label(int slot, char *buf, size_t size);
-/* now - prev, slot by slot; a slot that went backwards counts from zero. */
+/* now - prev, slot by slot, or all of now when reset_count moved between. */
 void ms_hist_delta(const struct ms_hist *now, const struct ms_hist *prev,
 		   struct ms_hist *out);
 

@@ -9,12 +9,13 @@
 struct version_info {
 	char module[64];
 	char kernel[128];
-	bool has_memory, has_cpus;
+	bool has_memory, has_cpus, has_format, found;
 	uint64_t memory_bytes;
 	uint64_t cpus;
+	uint64_t format;
 };
 
-/* "memscope <version> <kernel>", then "memory_bytes N cpus N ..." */
+/* "memscope <version> <kernel>", "memory_bytes N cpus N ...", "format N" */
 static int load_version(struct version_info *vi)
 {
 	char *data, *line2, *tok, *save = NULL, *prev = NULL;
@@ -30,6 +31,7 @@ static int load_version(struct version_info *vi)
 		snprintf(vi->kernel, sizeof(vi->kernel), "?");
 		return 0;
 	}
+	vi->found = true;
 	if (memchr(data, '\0', len))
 		len = strlen(data);
 	line2 = memchr(data, '\n', len);
@@ -48,10 +50,40 @@ static int load_version(struct version_info *vi)
 				vi->has_memory = ms_parse_u64(tok, &vi->memory_bytes);
 			else if (prev && !strcmp(prev, "cpus"))
 				vi->has_cpus = ms_parse_u64(tok, &vi->cpus);
+			else if (prev && !strcmp(prev, "format"))
+				vi->has_format = ms_parse_u64(tok, &vi->format);
 		}
 	}
 	free(data);
 	return 0;
+}
+
+/* Why this CLI cannot read the module's files, or NULL. */
+static const char *format_mismatch(const struct version_info *vi)
+{
+	if (!vi->found)
+		return NULL;	/* no version file: each read says what is missing */
+	if (!vi->has_format || vi->format < MS_FORMAT)
+		return "older";
+	if (vi->format > MS_FORMAT)
+		return "newer";
+	return NULL;
+}
+
+int ms_check_format(void)
+{
+	struct version_info vi;
+	if (load_version(&vi))
+		return -1;
+	if (!format_mismatch(&vi))
+		return 0;
+	if (vi.has_format)
+		ms_fail("the module (memscope %s) writes file format %llu and this CLI (memscope %s) reads format %d, install the CLI and the module of one memscope release (`memscope status` shows both)",
+			vi.module, (unsigned long long)vi.format, MEMSCOPE_VERSION, MS_FORMAT);
+	else
+		ms_fail("the module (memscope %s) is older than file format %d, which this CLI (memscope %s) reads, install the CLI and the module of one memscope release (`memscope status` shows both)",
+			vi.module, MS_FORMAT, MEMSCOPE_VERSION);
+	return -1;
 }
 
 int cmd_status(const struct ms_opts *o)
@@ -84,6 +116,8 @@ int cmd_status(const struct ms_opts *o)
 		print_uint(PRINT_ANY, "cpus", ", %llu cpus", vi.cpus);
 	if (vi.has_memory)
 		print_uint(PRINT_ANY, "memory_bytes", ", module memory %llu bytes", vi.memory_bytes);
+	if (vi.has_format)
+		print_uint(PRINT_ANY, "format", ", file format %llu", vi.format);
 	print_nl();
 	print_string(PRINT_ANY, "dir", "directory %s\n", ms_dir());
 	snprintf(fmt, sizeof(fmt), "%%-%zus %%-%zus %%-%zus", wn, wt, ws);
@@ -111,6 +145,9 @@ int cmd_status(const struct ms_opts *o)
 	close_json_array();
 	if (strcmp(vi.module, MEMSCOPE_VERSION) && strcmp(vi.module, "?"))
 		print_fp("note: module %s and cli %s differ\n", vi.module, MEMSCOPE_VERSION);
+	if (format_mismatch(&vi))
+		print_fp("note: the module's file format is %s than this CLI's (%d): other commands refuse to run, install the CLI and the module of one memscope release\n",
+			 format_mismatch(&vi), MS_FORMAT);
 	print_end_record();
 	ms_probes_free(&pr);
 	return 0;

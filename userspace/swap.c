@@ -64,8 +64,7 @@ static int proc_report(void *p, const void *pv, const void *nv, double dt)
 
 	if (ms_keyed_delta(&now->rows, prev ? &prev->rows : NULL, 0, &d))
 		return -1;
-	total = ms_delta(ms_stats_val(&now->stats, c->t->stat),
-			 prev ? ms_stats_val(&prev->stats, c->t->stat) : 0);
+	total = ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, c->t->stat);
 	print_begin_record();
 	if (c->t->swapin_layout) {
 		ms_fmt_hms(hms, sizeof(hms), time(NULL));
@@ -115,6 +114,7 @@ static int proc_report(void *p, const void *pv, const void *nv, double dt)
 total:
 	print_uint(PRINT_ANY, c->t->stat, c->t->swapin_layout ?
 		   "TOTAL: %llu pages swapped in\n" : "TOTAL: %llu hugetlb faults\n", total);
+	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL);
 	if (c->o->has_interval)
 		print_nl();
 	print_end_record();

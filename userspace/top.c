@@ -123,7 +123,7 @@ fail:
 static double rate(const struct ms_stats *now, const struct ms_stats *prev,
 		   const char *key, double dt, double scale)
 {
-	uint64_t d = ms_delta(ms_stats_val(now, key), ms_stats_val(prev, key));
+	uint64_t d = ms_stat_delta(now, prev, key);
 
 	return dt > 0 ? (double)d / scale / dt : 0;
 }
@@ -194,6 +194,7 @@ static int top_draw(const struct ms_opts *o, const struct top_snap *prev,
 		close_json_object();
 	}
 	close_json_array();
+	ms_keyed_print_dropped(&now->procs, &prev->procs);
 	print_fp("\nLast OOM kill:\n");
 	if (now->has_oom && now->oom.n) {
 		open_json_object("last_oom");

@@ -149,12 +149,6 @@ fail:
 	return NULL;
 }
 
-static uint64_t stat_delta(const struct ms_stats *now, const struct ms_stats *prev,
-			   const char *key)
-{
-	return ms_delta(ms_stats_val(now, key), prev ? ms_stats_val(prev, key) : 0);
-}
-
 static int vmscan_report(void *p, const void *pv, const void *nv, double dt)
 {
 	struct vmscan_ctx *c = p;
@@ -174,21 +168,21 @@ static int vmscan_report(void *p, const void *pv, const void *nv, double dt)
 	if (prev)
 		print_float(PRINT_JSON, "interval", NULL, dt);
 	print_float(PRINT_ANY, "s_slab_ms", " %10.2f",
-		    (double)stat_delta(&now->stats, ps, "shrink_slab_ns") / 1e6);
+		    (double)ms_stat_delta(&now->stats, ps, "shrink_slab_ns") / 1e6);
 	print_float(PRINT_ANY, "d_reclaim_ms", " %12.2f",
-		    (double)stat_delta(&now->stats, ps, "direct_reclaim_ns") / 1e6);
+		    (double)ms_stat_delta(&now->stats, ps, "direct_reclaim_ns") / 1e6);
 	print_float(PRINT_ANY, "m_reclaim_ms", " %12.2f",
-		    (double)stat_delta(&now->stats, ps, "memcg_reclaim_ns") / 1e6);
-	print_uint(PRINT_ANY, "kswapd", " %6llu", stat_delta(&now->stats, ps, "kswapd_wakeups"));
-	print_uint(PRINT_ANY, "writepage", " %9llu\n", stat_delta(&now->stats, ps, "writepage"));
+		    (double)ms_stat_delta(&now->stats, ps, "memcg_reclaim_ns") / 1e6);
+	print_uint(PRINT_ANY, "kswapd", " %6llu", ms_stat_delta(&now->stats, ps, "kswapd_wakeups"));
+	print_uint(PRINT_ANY, "writepage", " %9llu\n", ms_stat_delta(&now->stats, ps, "writepage"));
 	print_uint(PRINT_JSON, "direct_reclaim_count", NULL,
-		   stat_delta(&now->stats, ps, "direct_reclaim_count"));
+		   ms_stat_delta(&now->stats, ps, "direct_reclaim_count"));
 	print_uint(PRINT_JSON, "direct_reclaim_pages", NULL,
-		   stat_delta(&now->stats, ps, "direct_reclaim_pages"));
+		   ms_stat_delta(&now->stats, ps, "direct_reclaim_pages"));
 	print_uint(PRINT_JSON, "memcg_reclaim_count", NULL,
-		   stat_delta(&now->stats, ps, "memcg_reclaim_count"));
+		   ms_stat_delta(&now->stats, ps, "memcg_reclaim_count"));
 	print_uint(PRINT_JSON, "shrink_slab_freed", NULL,
-		   stat_delta(&now->stats, ps, "shrink_slab_freed"));
+		   ms_stat_delta(&now->stats, ps, "shrink_slab_freed"));
 	print_end_record();
 	return 0;
 }
@@ -296,6 +290,7 @@ static int shrinkers_report(void *p, const void *pv, const void *nv, double dt)
 		close_json_object();
 	}
 	close_json_array();
+	ms_keyed_print_dropped(nv, pv);
 	if (c->o->has_interval)
 		print_nl();
 	print_end_record();
@@ -404,8 +399,8 @@ static int compact_report(void *p, const void *pv, const void *nv, double dt)
 	struct compact_ctx *c = p;
 	const struct compact_snap *prev = pv, *now = nv;
 	const struct ms_stats *ps = prev ? &prev->stats : NULL;
-	uint64_t n = stat_delta(&now->stats, ps, "compaction_count");
-	uint64_t ns = stat_delta(&now->stats, ps, "compaction_ns");
+	uint64_t n = ms_stat_delta(&now->stats, ps, "compaction_count");
+	uint64_t ns = ms_stat_delta(&now->stats, ps, "compaction_ns");
 	char hms[16];
 
 	if (c->rows++ % HEADER_EVERY == 0)

@@ -112,4 +112,22 @@ struct cgroup;
 #define ms_cgroup_get_from_id(id) ((struct cgroup *)ERR_PTR(-EOPNOTSUPP))
 #endif /* MS_HAVE_CGROUP_GET_FROM_ID */
 
+/*
+ * [4.18, 5.14): task_is_running() is missing (and ->__state was ->state).
+ * It is a macro where it exists.
+ */
+#ifndef task_is_running
+#define task_is_running(t) (READ_ONCE((t)->state) == TASK_RUNNING)
+#endif
+
+/*
+ * The last pid allocated in a namespace, as /proc/loadavg's 5th field.
+ * [.., 4.15): the pidmap allocator kept it in last_pid.
+ */
+#ifdef MS_HAVE_PID_NS_IDR
+#define ms_last_pid(ns) ((pid_t)idr_get_cursor(&(ns)->idr) - 1)
+#else
+#define ms_last_pid(ns) ((pid_t)READ_ONCE((ns)->last_pid))
+#endif /* MS_HAVE_PID_NS_IDR */
+
 #endif /* _MEMSCOPE_COMPAT_H */

@@ -31,6 +31,8 @@ has include/linux/kernfs.h 'struct kernfs_node[[:space:]]+__rcu[[:space:]]*\*__p
 # A cgroup by its id (5.15; exported by 6.1): cgroup paths at read time.
 has include/linux/cgroup.h 'struct cgroup \*cgroup_get_from_id\(u64' &&
 	echo -DMS_HAVE_CGROUP_GET_FROM_ID
+# pid namespaces allocate from an idr from 4.15; before, a pidmap and last_pid.
+has include/linux/pid_namespace.h 'struct idr[[:space:]]+idr;' && echo -DMS_HAVE_PID_NS_IDR
 
 # Tracepoint prototypes that changed.  vmscan.c, compaction.c and oom.c
 # check their handlers against these same headers at build time, so a

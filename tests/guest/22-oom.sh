@@ -32,7 +32,7 @@ mono_ns() { awk '/^now at/ { print $3; exit }' /proc/timer_list; }
 k0=$(ms_stat oom_kills) v0=$(vmstat oom_kill)
 # The load average changes every 5 s, and a TCG guest on a busy host can
 # take longer than that from here to the end: sample it all along.
-while :; do cut -d' ' -f1-3 /proc/loadavg; sleep 0.2; done > /tmp/oom-loadavg &
+while :; do cat /proc/loadavg; sleep 0.2; done > /tmp/oom-loadavg &
 lapid=$!
 la0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(mono_ns)
@@ -44,6 +44,7 @@ wait $hog
 rc=$?
 t1=$(mono_ns)
 la1=$(cut -d' ' -f1-3 /proc/loadavg)
+lastpid1=$(cut -d' ' -f5 /proc/loadavg)
 kill $lapid; wait $lapid 2>/dev/null; lapid=
 k1=$(ms_stat oom_kills) v1=$(vmstat oom_kill)
 sleep 1
@@ -70,6 +71,7 @@ invoked=$(echo "$klog" | grep "invoked oom-killer:" | tail -n 1)
 diag "kernel: ${invoked#*\] }"
 kcomm=$(echo "$invoked" | sed -n 's/^\[[^]]*\] *\(.*\) invoked oom-killer:.*/\1/p')
 kgfp=$(echo "$invoked" | sed -n 's/.*gfp_mask=\(0x[0-9a-f]*\).*/\1/p')
+kgfpnames=$(echo "$invoked" | sed -n 's/.*gfp_mask=0x[0-9a-f]*(\([^)]*\)).*/\1/p')
 korder=$(echo "$invoked" | sed -n 's/.*order=\([0-9-]*\).*/\1/p')
 kpid=$(echo "$klog" | grep -A1 "invoked oom-killer:" | tail -n 1 | sed -n 's/.* PID: \([0-9]*\) .*/\1/p')
 kmemcg=$(echo "$klog" | grep "oom-kill:constraint=" | tail -n 1 | sed -n 's/.*oom_memcg=\([^,]*\).*/\1/p')
@@ -84,6 +86,7 @@ expect_eq "memcg vs kernel log" "$(f memcg)" "$kmemcg"
 expect_eq "pages (memory.max, no swap)" "$(f pages)" $((LIMIT_MB * 1024 * 1024 / PAGE))
 expect_eq "order vs kernel log" "$(f order)" "$korder"
 expect_eq "gfp_mask vs kernel log" "$(f gfp_mask)" "$kgfp"
+expect_eq "gfp_flags vs kernel log" "$(f gfp_flags)" "$kgfpnames"
 # The RSS comes from the mark_victim tracepoint that passes the task (6.9,
 # and backports such as Debian's 6.1): its format lists anon_rss.  Before
 # that (5.10, RHEL 8) no probe can reach the victim's mm safely, and the
@@ -111,10 +114,28 @@ expect_eq "confirmed by mark_victim" "$(f confirmed)" 1
 tns=$(f time_ns)
 expect_ge "time_ns after start" "$tns" "$t0"
 expect_ge "time_ns before end" "$t1" "$tns"
-la=$(f loadavg | sed 's/\\040/ /g')
-[ "$la" = "$la0" ] || [ "$la" = "$la1" ] || grep -qxF "$la" /tmp/oom-loadavg ||
-	fail "loadavg: got '$la', want one of /proc/loadavg's: $(uniq /tmp/oom-loadavg | tr '\n' ',')"
-diag "loadavg: $la (/proc/loadavg: $(uniq /tmp/oom-loadavg | tr '\n' ','))"
+# loadavg: /proc/loadavg's five fields at the kill, joined by commas.
+la=$(f loadavg)
+printf '%s\n' "$la" | grep -Eqx '[0-9]+\.[0-9]{2}(,[0-9]+\.[0-9]{2}){2},[0-9]+/[0-9]+,[0-9]+' ||
+	fail "loadavg: '$la' is not 5 comma-separated fields"
+avg=$(printf '%s\n' "$la" | cut -d, -f1-3 | tr , ' ')
+[ "$avg" = "$la0" ] || [ "$avg" = "$la1" ] || cut -d' ' -f1-3 /tmp/oom-loadavg | grep -qxF "$avg" ||
+	fail "loadavg: got '$avg', want one of /proc/loadavg's: $(cut -d' ' -f1-3 /tmp/oom-loadavg | uniq | tr '\n' ',')"
+# running/threads: within what /proc/loadavg showed around the kill (the
+# sampler's own cat and sleep come and go), and last_pid between the
+# victim's fork and the first read after the kill.
+running=$(printf '%s\n' "$la" | cut -d, -f4 | cut -d/ -f1)
+threads=$(printf '%s\n' "$la" | cut -d, -f4 | cut -d/ -f2)
+lastpid=$(printf '%s\n' "$la" | cut -d, -f5)
+tmin=$(cut -d' ' -f4 /tmp/oom-loadavg | cut -d/ -f2 | sort -n | head -n 1)
+tmax=$(cut -d' ' -f4 /tmp/oom-loadavg | cut -d/ -f2 | sort -n | tail -n 1)
+expect_ge "loadavg threads (/proc/loadavg's least, less the sampler's 3)" "$threads" $((tmin - 3))
+expect_ge "loadavg threads (/proc/loadavg's most, with the sampler's 3)" $((tmax + 3)) "$threads"
+expect_ge "loadavg running (the trigger runs)" "$running" 1
+expect_ge "loadavg running <= threads" "$threads" "$running"
+expect_ge "loadavg last_pid (the victim was forked before)" "$lastpid" $hog
+expect_ge "loadavg last_pid (no later than after the kill)" "$lastpid1" "$lastpid"
+diag "loadavg: $la (/proc/loadavg: threads $tmin..$tmax, last_pid after $lastpid1)"
 [ "$(grep '^oom ' /tmp/oom-events)" = "oom $rec" ] ||
 	fail "events stream: $(grep -c '^oom ' /tmp/oom-events) oom lines, not the record"
 diag "events stream: the same record"

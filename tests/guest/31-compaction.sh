@@ -11,10 +11,22 @@ for p in compaction_begin compaction_end; do
 done
 
 zones=$(awk '/^Node/ { z = 1 } z && $1 == "present" && $2 > 0 { n++; z = 0 } END { print n + 0 }' /proc/zoneinfo)
+# The kernel's own mm_compaction_end events, to compare the status names.
+TR=/sys/kernel/tracing
+[ -e $TR/events/compaction ] || TR=/sys/kernel/debug/tracing
+[ -e $TR/events/compaction/mm_compaction_end/enable ] || fail "no mm_compaction_end in tracefs"
+echo > $TR/trace
+echo 1 > $TR/events/compaction/mm_compaction_end/enable
 c0=$(ms_stat compaction_count)
 # The shell's own pid writes, so the events can be told apart from kcompactd.
 pid=$(sh -c 'echo $$; echo 1 > /proc/sys/vm/compact_memory')
 c1=$(ms_stat compaction_count)
+echo 0 > $TR/events/compaction/mm_compaction_end/enable
+kst=$(grep -E "^ *[^ ]+-$pid +\[" $TR/trace | sed -n 's/.*mm_compaction_end:.* status=\([a-z_0-9]*\).*/\1/p' | tr '\n' ' ')
+mst=$(grep " pid=$pid " $D/compaction | sed -n 's/.* status=\([^ ]*\).*/\1/p' | tr '\n' ' ')
+[ -n "$kst" ] || fail "no mm_compaction_end by pid $pid in the trace: $(grep -c mm_compaction_end $TR/trace) others"
+expect_eq "status names vs the kernel's mm_compaction_end trace" "$mst" "$kst"
+echo > $TR/trace
 diag "compaction_count $c0 -> $c1, populated zones $zones, writer pid $pid"
 expect_ge "compaction_count delta" $((c1 - c0)) "$zones"
 

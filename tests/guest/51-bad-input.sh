@@ -36,9 +36,12 @@ diag "probe states after the fuzz and enable all: as at load"
 # --- grammar ---------------------------------------------------------------
 F='[!-~]+'		# a field: printable, no white space, escaped
 N='[0-9]+'
+LA="$N\\.[0-9]{2},$N\\.[0-9]{2},$N\\.[0-9]{2},$N/$N,$N"	# /proc/loadavg's 5, joined by commas
+GFP='(none|[A-Z_0-9|]+|0x[0-9a-f]+)'	# %pGg
+CS='([a-z_]+|-?[0-9]+)'		# a compact_result name, or its number
 grammar() {	# grammar FILE: the ERE every line of FILE must match
 	case $1 in
-	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N)\$" ;;
+	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N)\$" ;;
 	probes) echo "^(# name target state hits missed|[a-z_0-9]+ $F (attached|disabled|unavailable:[a-z_0-9]+) $N $N)\$" ;;
 	stats) echo "^[a-z_0-9]+ $N\$" ;;
 	faults_by_pid) echo "^(# pid comm faults major|$N $F $N $N)\$" ;;
@@ -48,11 +51,12 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	shrinkers) echo "^(# shrinker count ns freed|$F $N $N $N)\$" ;;
 	faults_by_cgroup) echo "^(# cgroup faults major|$F $N $N)\$" ;;
 	swapins_by_cgroup) echo "^(# cgroup swapins|$F $N)\$" ;;
-	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$F confirmed=[01]\$" ;;
+	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$LA confirmed=[01] gfp_flags=$GFP\$" ;;
 	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;
-	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=-?$N\$" ;;
-	events) echo "^(lost count=$N|oom time_ns=$N( $F)+|direct_reclaim time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]|compaction time_ns=$N pid=$N comm=$F latency_ns=$N status=-?$N)\$" ;;
-	hist/*) echo "^(# count $N sum $N|\\[[0-9]+\\] +$N \\|@* *\\||\\[${N}[KMGTPE]?, (${N}[KMGTPE]?|\\.\\.\\.)\\) +$N \\|@* *\\|)\$" ;;
+	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS\$" ;;
+	events) echo "^(lost count=$N|oom time_ns=$N( $F)+|direct_reclaim time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]|compaction time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS)\$" ;;
+	hist/*) echo "^(# count $N sum $N|\\[[0-9]+\\] +$N \\|@* *\\||\\[${N}[KMGTPE]?, ${N}[KMGTPE]?\\) +$N \\|@* *\\|)\$" ;;
+	hist_raw/*) echo "^(# count $N sum $N|# lo hi count|$N $N $N)\$" ;;
 	*) fail "no grammar for $1" ;;
 	esac
 }

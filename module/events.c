@@ -374,6 +374,8 @@ static ssize_t ms_events_read(struct file *file, char __user *ubuf,
 	ssize_t done = 0;
 	int err = 0;
 
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
 	while (done < count) {
 		size_t n;
 
@@ -385,9 +387,12 @@ static ssize_t ms_events_read(struct file *file, char __user *ubuf,
 				break;
 			}
 			/* Not while asleep: another reader may have the next line. */
+			mutex_unlock(&rd->lock);
 			err = wait_event_interruptible(ms_events_wq, ms_events_pending(rd));
 			if (err)
 				return err;
+			if (mutex_lock_interruptible(&rd->lock))
+				return -ERESTARTSYS;
 			continue;
 		}
 		/* Whole lines only unless the caller's buffer is smaller than one. */
@@ -401,6 +406,7 @@ static ssize_t ms_events_read(struct file *file, char __user *ubuf,
 		rd->off += n;
 		done += n;
 	}
+	mutex_unlock(&rd->lock);
 	return done ? done : err;
 }
 

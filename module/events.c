@@ -14,6 +14,7 @@
  */
 #include <linux/fs.h>
 #include <linux/irq_work.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
@@ -47,13 +48,27 @@ static void ms_events_wake(struct irq_work *w)
 }
 static struct irq_work ms_wake_work;
 
+/*
+ * The slot that holds sequence number seq.  ring_size is any value in
+ * 16..65536, not always a power of two, so this is a real division; a
+ * u64 % would not link on a 32-bit kernel (it has no __umoddi3), so
+ * div_u64_rem(): the same % on 64-bit, a do_div() on 32-bit.
+ */
+static struct ms_event *ms_ring_slot(struct ms_ring *r, u64 seq)
+{
+	u32 i;
+
+	div_u64_rem(seq, r->size, &i);
+	return &r->ev[i];
+}
+
 static void ms_ring_push(struct ms_ring *r, const struct ms_event *ev)
 {
 	unsigned long flags;
 	struct ms_event *slot;
 
 	raw_spin_lock_irqsave(&r->lock, flags);
-	slot = &r->ev[r->head % r->size];
+	slot = ms_ring_slot(r, r->head);
 	*slot = *ev;
 	slot->seq = r->head++;
 	raw_spin_unlock_irqrestore(&r->lock, flags);
@@ -272,7 +287,7 @@ int ms_ring_show(struct seq_file *m, enum ms_event_type type)
 	 */
 	for (; s < head; s++) {
 		raw_spin_lock_irqsave(&r->lock, flags);
-		ev = r->ev[s % r->size];
+		ev = *ms_ring_slot(r, s);
 		live = ev.seq == s && s >= r->start;
 		raw_spin_unlock_irqrestore(&r->lock, flags);
 		if (live) {
@@ -351,7 +366,7 @@ static bool ms_events_next(struct ms_reader *rd)
 		lost = ms_stream.head - rd->cursor - ms_stream.size;
 		rd->cursor = ms_stream.head - ms_stream.size;
 	}
-	ev = ms_stream.ev[rd->cursor % ms_stream.size];
+	ev = *ms_ring_slot(&ms_stream, rd->cursor);
 	rd->cursor++;
 	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
 

@@ -45,7 +45,7 @@
  */
 #define MS_PAIR_SLOTS		1024	/* per kind, power of two */
 #define MS_PAIR_PROBES		16
-#define MS_PAIR_STALE_NS	(30 * NSEC_PER_SEC)
+#define MS_PAIR_STALE_NS	(30ULL * NSEC_PER_SEC)	/* a long overflows on 32-bit */
 #define MS_PAIR_BUSY		1UL	/* task_struct is at least word aligned */
 
 struct ms_pair_slot {

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -w /proc/sys/vm/compact_memory ] || skip "no CONFIG_COMPACTION"
-WRITES=60
+WRITES=400
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {

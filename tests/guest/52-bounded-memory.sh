@@ -33,6 +33,9 @@ PCPU=$(printf '%d' "0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A
 	fail "no .data..percpu section in $KO"
 CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 	c += n == 2 ? a[2] - a[1] + 1 : 1 } } END { print c }' /sys/devices/system/cpu/possible)
+# Its R term is three rings of events: the size of one event.
+EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 3))
+[ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
 	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
@@ -55,7 +58,7 @@ for tr in "1024 256" "16 16" "3000 1000"; do
 	expect_eq "version line 2 (table_size=$1 ring_size=$2)" "$3 $5 $6 $7 $8 $9 ${10}" \
 		"memory_bytes cpus $CPUS table_size $t ring_size $2"
 	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint "$t" "$2")"
-	rows=$(pages $((104 * t))) oom=$(pages $((272 * 64))) ring=$(pages $((272 * $2)))
+	rows=$(pages $((104 * t))) oom=$(pages $((EV * 64))) ring=$(pages $((EV * $2)))
 	cnt=0
 	for nc in 2 2 1 1 3 2 1; do	# each table's columns, one array per CPU
 		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))

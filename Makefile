@@ -28,6 +28,7 @@ DESTDIR ?=
 
 .PHONY: all module cli clean deps check check-host check-guest demo install uninstall \
 	dkms-install dkms-uninstall install-autoload uninstall-autoload deb kernels rt-kernels bench \
+	test-modules \
 	check-debug
 
 all: module cli
@@ -42,6 +43,18 @@ endif
 
 cli:
 	$(MAKE) -C userspace
+
+# Test fixtures for the guest suite (tests/kmod), into build/<release>/kmod.
+# msshrink keeps only the symbols it needs to load: its shrinker's
+# callbacks must have no name in kallsyms (tests/guest/30-shrinkers.sh).
+test-modules:
+	@test -n "$(KVER)" || { echo "Error: give KVER=<release>" >&2; exit 1; }
+	@test -d "$(KDIR)" || { echo "Error: no kernel build tree at '$(KDIR)'; install linux-headers-$(KVER) or set KDIR" >&2; exit 1; }
+	@mkdir -p $(MODDIR)/kmod
+	@cp tests/kmod/Kbuild tests/kmod/*.c $(MODDIR)/kmod/
+	$(MAKE) -C $(KDIR) M=$(MODDIR)/kmod W=$(W) modules
+	objcopy --strip-unneeded -N __this_module -N __start_alloc_tags -N __stop_alloc_tags \
+		$(MODDIR)/kmod/msshrink.ko
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null

@@ -70,6 +70,24 @@ if [ -e /sys/module/zswap/parameters/enabled ] &&
 	diag "zswap: $((h1 - h0)) loads served from memory, pswpin delta $d_pswpin"
 	expect_ge "zswap hits seen" $((h1 - h0)) 1
 	expect_within "swapins delta vs pswpin + swpin_zero delta with zswap" $d_swapins $((d_pswpin + d_zero)) 1
+	# Resets while zswap serves: a take-back of a swap-in counted before
+	# a reset must not wrap swapins below zero (stats.c, swap.c).  Read
+	# right after each reset, when a wrap would still show.
+	echo Y > /sys/module/zswap/parameters/enabled
+	sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/swap_churn $MB $PASSES" > /dev/null &
+	churn=$!
+	n=0 worst=0
+	while kill -0 $churn 2>/dev/null; do
+		echo reset > $D/control || fail "reset"
+		v=$(ms_stat swapins)
+		[ ${#v} -lt 19 ] || fail "swapins read $v right after a reset: it wrapped"
+		[ "$v" -le "$worst" ] || worst=$v
+		n=$((n + 1))
+	done
+	wait $churn
+	echo N > /sys/module/zswap/parameters/enabled
+	diag "$n resets during a zswap churn: swapins right after them at most $worst"
+	expect_eq "reset_count" "$(ms_stat reset_count)" $n
 else
 	diag "zswap not available: the zswap exclusion is not exercised"
 fi

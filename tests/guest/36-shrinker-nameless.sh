@@ -15,12 +15,17 @@ cleanup() {
 	ms_unload 2>/dev/null
 }
 trap cleanup EXIT
+# The fixture first.  When a module's init text is freed, ftrace keeps its
+# init functions' names for old trace lines (ftrace_mod_address_lookup()),
+# and kallsyms falls back on them for an address no module names: a
+# module loaded later where that text was gets the other's names (seen
+# on 6.12: "memscope_init [memscope]").
+dmesg -C
+insmod "$KMOD" || fail "insmod $KMOD"
 ms_load
 for p in shrink_slab_start shrink_slab_end; do
 	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
 done
-dmesg -C
-insmod "$KMOD" || fail "insmod $KMOD"
 # drop_slab() runs every shrinker until its objects are gone.
 echo 2 > /proc/sys/vm/drop_caches
 rmmod msshrink || fail "rmmod msshrink"

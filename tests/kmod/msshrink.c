@@ -48,8 +48,10 @@ static unsigned long ms_test_scan(struct shrinker *s, struct shrink_control *sc)
 
 		WRITE_ONCE(ms_test_checked, true);
 		snprintf(buf, sizeof(buf), "%ps", ms_test_scan);
-		pr_info("msshrink: kallsyms %s scan_objects\n",
-			strncmp(buf, "0x", 2) ? "names" : "cannot name");
+		if (strncmp(buf, "0x", 2))
+			pr_info("msshrink: kallsyms names scan_objects: %s\n", buf);
+		else
+			pr_info("msshrink: kallsyms cannot name scan_objects\n");
 	}
 	if (n <= 0)
 		return SHRINK_STOP;

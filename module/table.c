@@ -370,10 +370,7 @@ static void ms_snap_name(struct ms_table *t, struct ms_snap *s)
 	{
 		struct cgroup *cgrp = ms_cgroup_get_from_id(s->aux);
 
-		if (cgrp == ERR_PTR(-EOPNOTSUPP)) {
-			/* No lookup by id on this kernel: the id, as bpftrace's cgroup. */
-			snprintf(s->name, sizeof(s->name), "[id:%llu]", s->aux);
-		} else if (IS_ERR_OR_NULL(cgrp)) {
+		if (IS_ERR_OR_NULL(cgrp)) {
 			snprintf(s->name, sizeof(s->name), "[deleted:%llu]", s->aux);
 		} else {
 			if (cgroup_path(cgrp, s->name, sizeof(s->name)) < 0)

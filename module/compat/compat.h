@@ -100,16 +100,40 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
 #endif /* MS_HAVE_KERNFS_RCU_PARENT */
 
 /*
- * [4.18, 5.15): no lookup of a cgroup by id.  The per-cgroup tables then
- * show the id, which is the cgroup directory's inode number (and what
- * bpftrace's cgroup builtin gives).  Returns a referenced cgroup, NULL or
- * an ERR_PTR (6.1 returns ERR_PTR(-ENOENT) for a removed one).
+ * [4.18, 5.15): no cgroup_get_from_id().  Walk the cgroup2 hierarchy from
+ * its root instead (cgroup_get_from_path() and css_next_descendant_pre()
+ * are exported there), under RCU, for the cgroup whose id (its directory's
+ * inode number, what bpftrace's cgroup builtin gives) matches.  Process
+ * context only; O(cgroups) per call, and called once per row at a table's
+ * open.  Returns a referenced cgroup, or an ERR_PTR: -ENOENT for a removed
+ * one, as 6.1's cgroup_get_from_id() does.
  */
-struct cgroup;
 #ifdef MS_HAVE_CGROUP_GET_FROM_ID
 #define ms_cgroup_get_from_id(id) cgroup_get_from_id(id)
 #else
-#define ms_cgroup_get_from_id(id) ((struct cgroup *)ERR_PTR(-EOPNOTSUPP))
+#ifdef CONFIG_CGROUPS
+#include <linux/cgroup.h>
+static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
+{
+	struct cgroup *root, *found = ERR_PTR(-ENOENT);
+	struct cgroup_subsys_state *pos;
+
+	root = cgroup_get_from_path("/");
+	if (IS_ERR(root))
+		return root;
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &root->self) {
+		if (cgroup_id(pos->cgroup) != id)
+			continue;
+		if (cgroup_tryget(pos->cgroup))
+			found = pos->cgroup;
+		break;
+	}
+	rcu_read_unlock();
+	cgroup_put(root);
+	return found;
+}
+#endif /* CONFIG_CGROUPS */
 #endif /* MS_HAVE_CGROUP_GET_FROM_ID */
 
 /*

@@ -27,7 +27,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all module cli clean deps check check-host check-guest demo install uninstall \
-	dkms-install dkms-uninstall install-autoload uninstall-autoload deb kernels rt-kernels bench \
+	dkms-install dkms-uninstall install-autoload uninstall-autoload deb rpm kernels rt-kernels bench \
 	test-modules \
 	check-debug
 
@@ -168,3 +168,8 @@ dkms-uninstall:
 # memscope-dkms_<ver>_all.deb and memscope_<ver>_<arch>.deb in build/deb/
 deb:
 	scripts/deb
+
+# memscope and memscope-dkms RPMs and the source rpm, into build/rpm/
+# (docs/install.md; tests/rpm.sh checks them).
+rpm:
+	scripts/rpm

@@ -100,19 +100,52 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
 #endif /* MS_HAVE_KERNFS_RCU_PARENT */
 
 /*
+ * [4.18, 5.5): no cgroup_id(); cgroup_ino() is the same number on 64-bit,
+ * the cgroup directory's inode number.  A function-like macro, so only a
+ * call is renamed.
+ */
+#ifndef MS_HAVE_CGROUP_ID
+#define cgroup_id(cgrp) ((u64)cgroup_ino(cgrp))
+#endif /* !MS_HAVE_CGROUP_ID */
+
+/*
  * [4.18, 5.15): no cgroup_get_from_id().  Walk the cgroup2 hierarchy from
- * its root instead (cgroup_get_from_path() and css_next_descendant_pre()
- * are exported there), under RCU, for the cgroup whose id (its directory's
- * inode number, what bpftrace's cgroup builtin gives) matches.  Process
- * context only; O(cgroups) per call, and called once per row at a table's
- * open.  Returns a referenced cgroup, or an ERR_PTR: -ENOENT for a removed
- * one, as 6.1's cgroup_get_from_id() does.
+ * its root (cgroup_get_from_path("/"), exported throughout) for the cgroup
+ * whose id matches: the cgroup directory's inode number, what bpftrace's
+ * cgroup builtin gives.  css_next_descendant_pre() is not exported by
+ * RHEL 8's 4.18, so the walk follows the css children and sibling lists
+ * itself, in one RCU read-side section: a css removed meanwhile keeps its
+ * list pointers and its memory until a grace period has passed, which is
+ * what list_*_rcu iteration relies on.  Process context only;
+ * O(cgroups) per call, once per row at a table's open.  Returns a
+ * referenced cgroup, or ERR_PTR(-ENOENT) for a removed one, as 6.1's
+ * cgroup_get_from_id() does.
  */
 #ifdef MS_HAVE_CGROUP_GET_FROM_ID
 #define ms_cgroup_get_from_id(id) cgroup_get_from_id(id)
 #else
 #ifdef CONFIG_CGROUPS
 #include <linux/cgroup.h>
+#include <linux/rculist.h>
+
+/* The css after @pos in a pre-order walk of @root's subtree, or NULL. */
+static inline struct cgroup_subsys_state *
+ms_css_next_pre(struct cgroup_subsys_state *pos, struct cgroup_subsys_state *root)
+{
+	struct cgroup_subsys_state *next;
+
+	next = list_first_or_null_rcu(&pos->children, struct cgroup_subsys_state, sibling);
+	if (next)
+		return next;
+	for (; pos != root; pos = pos->parent) {
+		next = list_next_or_null_rcu(&pos->parent->children, &pos->sibling,
+					     struct cgroup_subsys_state, sibling);
+		if (next)
+			return next;
+	}
+	return NULL;
+}
+
 static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 {
 	struct cgroup *root, *found = ERR_PTR(-ENOENT);
@@ -122,7 +155,7 @@ static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 	if (IS_ERR(root))
 		return root;
 	rcu_read_lock();
-	css_for_each_descendant_pre(pos, &root->self) {
+	for (pos = &root->self; pos; pos = ms_css_next_pre(pos, &root->self)) {
 		if (cgroup_id(pos->cgroup) != id)
 			continue;
 		if (cgroup_tryget(pos->cgroup))

@@ -28,6 +28,8 @@ has include/linux/mm.h 'folio_nr_pages\(' && echo -DMS_HAVE_FOLIO_NR_PAGES
 # kernfs_node.parent became the RCU pointer __parent in 6.15.
 has include/linux/kernfs.h 'struct kernfs_node[[:space:]]+__rcu[[:space:]]*\*__parent' &&
 	echo -DMS_HAVE_KERNFS_RCU_PARENT
+# cgroup_id() came in 5.5 (with 64-bit kernfs ids); before, cgroup_ino().
+has include/linux/cgroup.h 'u64 cgroup_id\((const )?struct cgroup \*' && echo -DMS_HAVE_CGROUP_ID
 # A cgroup by its id (5.15; exported by 6.1): cgroup paths at read time.
 has include/linux/cgroup.h 'struct cgroup \*cgroup_get_from_id\(u64' &&
 	echo -DMS_HAVE_CGROUP_GET_FROM_ID

@@ -111,8 +111,8 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
 /*
  * [4.18, 5.15): no cgroup_get_from_id().  Walk the cgroup2 hierarchy from
  * its root (cgroup_get_from_path("/"), exported throughout) for the cgroup
- * whose id matches: the cgroup directory's inode number, what bpftrace's
- * cgroup builtin gives.  css_next_descendant_pre() is not exported by
+ * whose id matches: the cgroup directory's inode number (from 5.5 also
+ * what bpftrace's cgroup builtin gives; before, that adds a generation).  css_next_descendant_pre() is not exported by
  * RHEL 8's 4.18, so the walk follows the css children and sibling lists
  * itself, in one RCU read-side section: a css removed meanwhile keeps its
  * list pointers and its memory until a grace period has passed, which is

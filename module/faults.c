@@ -4,12 +4,19 @@
  * resolved (major, retry, error) on return.
  * Copyright (C) 2026 The memscope authors.
  *
- * One kretprobe does both: its entry handler sees the arguments, its return
- * handler the vm_fault_t, and the instance data carries the start time and
+ * One probe does both: its entry handler sees the arguments, its return
+ * handler the vm_fault_t, and the per-call data carries the start time and
  * the table rows across a fault that may sleep.  The vma must not be touched
  * on return (it may be gone), hence the rows are found on entry.  A fault
  * that finds no free instance runs no handler: stats.c adds the probe's
  * misses to `faults` and shows them as `faults_unclassified`.
+ *
+ * The probe is an fprobe where the kernel has one memscope can use (6.5 to
+ * 6.13 built with CONFIG_FPROBE, Debian's 6.12 among them), a kretprobe
+ * elsewhere or with fault_hook=kretprobe.  Both return through the same
+ * rethook on those kernels; fprobe skips the kprobe layer on entry, 5 to 7
+ * guest instructions per fault on 6.12 (docs/performance.md).  `version`
+ * says which one runs.
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
@@ -125,9 +132,8 @@ static __always_inline void ms_fault_count(struct ms_fault_data *d, int cpu, int
 	ms_row_add_cpu(t, cpu, row, 0, 1);
 }
 
-static int ms_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static __always_inline void ms_fault_enter(struct ms_fault_data *d, struct pt_regs *regs)
 {
-	struct ms_fault_data *d = (struct ms_fault_data *)ri->data;
 	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, 0);
 	unsigned int flags = ms_arg(regs, 2);
 	int cpu;
@@ -149,12 +155,10 @@ static int ms_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 * ms_pair_now(), called directly on this hot path.
 	 */
 	d->start = ktime_get_mono_fast_ns();
-	return 0;
 }
 
-static int ms_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_regs *regs)
 {
-	struct ms_fault_data *d = (struct ms_fault_data *)ri->data;
 	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 	s64 lat = ktime_get_mono_fast_ns() - d->start;
 	int i;
@@ -174,12 +178,43 @@ static int ms_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		ms_stat_inc(MS_faults_retry);
 	if (ret & VM_FAULT_ERROR)
 		ms_stat_inc(MS_faults_error);
+}
+
+static int ms_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ms_fault_enter((struct ms_fault_data *)ri->data, regs);
 	return 0;
 }
+
+static int ms_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ms_fault_exit((struct ms_fault_data *)ri->data, regs);
+	return 0;
+}
+
+#ifdef MS_HAVE_FPROBE
+/* fprobe runs its handlers with preemption disabled, as kretprobes do. */
+static int ms_fault_fentry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			   struct pt_regs *regs, void *data)
+{
+	ms_fault_enter(data, regs);
+	return 0;
+}
+
+static void ms_fault_fexit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			   struct pt_regs *regs, void *data)
+{
+	ms_fault_exit(data, regs);
+}
+#endif /* MS_HAVE_FPROBE */
 
 static int fault_maxactive;
 module_param(fault_maxactive, int, 0400);
 MODULE_PARM_DESC(fault_maxactive, "kretprobe instances for faults (default: max(512, 16 * CPUs)); faults that find none are counted as faults_unclassified");
+
+static char *fault_hook;
+module_param(fault_hook, charp, 0400);
+MODULE_PARM_DESC(fault_hook, "fprobe (the default where the build has it) or kretprobe: how handle_mm_fault is hooked");
 
 static const char *const ms_fault_targets[] = { "handle_mm_fault", NULL };
 
@@ -189,8 +224,18 @@ static struct ms_probe ms_fault_probe = {
 	.kind = MS_KRETPROBE,
 	.entry_handler = ms_fault_entry,
 	.ret_handler = ms_fault_return,
+#ifdef MS_HAVE_FPROBE
+	.fentry = ms_fault_fentry,
+	.fexit = ms_fault_fexit,
+#endif
 	.data_size = sizeof(struct ms_fault_data),
 };
+
+/* How handle_mm_fault is hooked: "fprobe" or "kretprobe". */
+const char *ms_fault_hook(void)
+{
+	return READ_ONCE(ms_fault_probe.kind) == MS_FPROBE ? "fprobe" : "kretprobe";
+}
 
 int ms_faults_init(void)
 {
@@ -201,6 +246,20 @@ int ms_faults_init(void)
 	 */
 	ms_fault_probe.maxactive = fault_maxactive > 0 ? fault_maxactive :
 				   max_t(int, 512, 16 * num_possible_cpus());
+	if (fault_hook && strcmp(fault_hook, "kretprobe") && strcmp(fault_hook, "fprobe")) {
+		pr_err("memscope: fault_hook=%s: use fault_hook=fprobe or fault_hook=kretprobe\n",
+		       fault_hook);
+		return -EINVAL;
+	}
+#ifdef MS_HAVE_FPROBE
+	if (!fault_hook || !strcmp(fault_hook, "fprobe"))
+		ms_fault_probe.kind = MS_FPROBE;
+#else
+	if (fault_hook && !strcmp(fault_hook, "fprobe")) {
+		pr_err("memscope: fault_hook=fprobe: this build has no fprobe (it needs a 6.5 to 6.13 kernel with CONFIG_FPROBE); load without fault_hook to use a kretprobe\n");
+		return -EINVAL;
+	}
+#endif
 	ms_probe_add(&ms_fault_probe, MS_P_faults);
 	return 0;
 }

@@ -56,6 +56,7 @@ static int ms_show(struct seq_file *m, void *unused)
 			   ms_footprint(), num_possible_cpus(),
 			   roundup_pow_of_two(ms_table_size), ms_ring_size);
 		seq_printf(m, "format %d\n", MS_FORMAT);
+		seq_printf(m, "fault_hook %s\n", ms_fault_hook());
 		return 0;
 	case MS_F_PROBES:
 		ms_probes_show(m);

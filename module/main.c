@@ -46,6 +46,12 @@ size_t ms_footprint(void)
 
 		if (p && p->kind == MS_KRETPROBE)
 			bytes += p->maxactive * (sizeof(struct kretprobe_instance) + p->data_size);
+#ifdef MS_HAVE_FPROBE
+		/* fprobe.c's fprobe_rethook_node: a rethook_node and two ips. */
+		if (p && p->kind == MS_FPROBE)
+			bytes += p->maxactive * (sizeof(struct rethook_node) +
+						 2 * sizeof(unsigned long) + p->data_size);
+#endif
 	}
 	return bytes;
 }
@@ -57,6 +63,10 @@ static int __init memscope_init(void)
 	ms_table_size = clamp(ms_table_size, 16U, 65536U);
 	ms_ring_size = clamp(ms_ring_size, 16U, 65536U);
 
+	/* Parameters first: a bad one fails the load before anything is set up. */
+	err = ms_faults_init();
+	if (err)
+		return err;
 	err = ms_tables_init();
 	if (err)
 		return err;
@@ -65,7 +75,6 @@ static int __init memscope_init(void)
 		goto err_tables;
 
 	/* Families only declare their probes here; nothing fires yet. */
-	ms_faults_init();
 	ms_swap_init();
 	ms_hugetlb_init();
 	ms_oom_init();

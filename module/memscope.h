@@ -99,7 +99,15 @@ enum ms_probe_kind {
 	MS_KPROBE,
 	MS_KRETPROBE,
 	MS_TRACEPOINT,
+	MS_FPROBE,	/* where MS_HAVE_FPROBE; else never registered */
 };
+
+#ifdef MS_HAVE_FPROBE
+typedef int (*ms_fentry_t)(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			   struct pt_regs *regs, void *data);
+typedef void (*ms_fexit_t)(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			   struct pt_regs *regs, void *data);
+#endif
 
 struct ms_probe {
 	const char *name;
@@ -115,6 +123,10 @@ struct ms_probe {
 	size_t data_size;
 	int maxactive;
 	void *tp_func;
+#ifdef MS_HAVE_FPROBE
+	ms_fentry_t fentry;
+	ms_fexit_t fexit;
+#endif
 
 	/* Runtime state, under ms_probe_lock. */
 	const char *target;
@@ -124,6 +136,9 @@ struct ms_probe {
 	struct kprobe kp;
 	struct kretprobe rp;
 	struct tracepoint *tp;
+#ifdef MS_HAVE_FPROBE
+	struct fprobe fp;
+#endif
 	unsigned int id;
 };
 
@@ -418,6 +433,7 @@ size_t ms_pairs_bytes(void);
 
 /* Families. */
 int ms_faults_init(void);
+const char *ms_fault_hook(void);
 int ms_swap_init(void);
 int ms_hugetlb_init(void);
 int ms_oom_init(void);

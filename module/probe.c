@@ -118,6 +118,25 @@ static const char *ms_errno_reason(int err)
 	}
 }
 
+#ifdef MS_HAVE_FPROBE
+static int ms_fprobe_register(struct ms_probe *p, const char *sym)
+{
+	const char *syms[1] = { sym };
+
+	memset(&p->fp, 0, sizeof(p->fp));
+	p->fp.entry_handler = p->fentry;
+	p->fp.exit_handler = p->fexit;
+	p->fp.entry_data_size = p->data_size;
+	p->fp.nr_maxactive = p->maxactive;
+	return register_fprobe_syms(&p->fp, syms, 1);
+}
+#else
+static int ms_fprobe_register(struct ms_probe *p, const char *sym)
+{
+	return -EOPNOTSUPP;
+}
+#endif /* MS_HAVE_FPROBE */
+
 /* Resolve a probe's target once, at load: kallsyms for kprobes is done by
  * register_kprobe() itself, so the first candidate that registers wins. */
 static int ms_attach(struct ms_probe *p)
@@ -142,6 +161,18 @@ static int ms_attach(struct ms_probe *p)
 			p->kp.pre_handler = p->pre_handler;
 			err = register_kprobe(&p->kp);
 			break;
+		case MS_FPROBE:
+			err = ms_fprobe_register(p, *t);
+			if (!err || err == -ENOENT || !p->ret_handler)
+				break;
+			/*
+			 * The function is there but ftrace would not hook it:
+			 * the same handlers run as a kretprobe, for good.
+			 */
+			pr_info("memscope: probe %s: fprobe on %s failed (%d), using a kretprobe\n",
+				p->name, *t, err);
+			WRITE_ONCE(p->kind, MS_KRETPROBE);
+			fallthrough;
 		case MS_KRETPROBE:
 			memset(&p->rp, 0, sizeof(p->rp));
 			p->rp.kp.symbol_name = *t;
@@ -201,6 +232,17 @@ static void ms_detach(const char *name)
 		case MS_TRACEPOINT:
 			tracepoint_probe_unregister(p->tp, p->tp_func, p);
 			nt++;
+			break;
+		case MS_FPROBE:
+#ifdef MS_HAVE_FPROBE
+			/*
+			 * Stops the return hook, removes the ftrace hook and
+			 * waits until no handler runs (ftrace_shutdown's RCU
+			 * tasks grace periods): one probe, so one wait.
+			 */
+			unregister_fprobe(&p->fp);
+			p->missed_before += p->fp.nmissed;
+#endif
 			break;
 		}
 		p->attached = false;
@@ -286,6 +328,10 @@ unsigned long ms_probe_missed(const struct ms_probe *p)
 		now = READ_ONCE(p->kp.nmissed);
 	else if (p->attached && p->kind == MS_KRETPROBE)
 		now = READ_ONCE(p->rp.nmissed) + READ_ONCE(p->rp.kp.nmissed);
+#ifdef MS_HAVE_FPROBE
+	else if (p->attached && p->kind == MS_FPROBE)
+		now = READ_ONCE(p->fp.nmissed);
+#endif
 	return p->missed_before + now;
 }
 

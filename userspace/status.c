@@ -13,9 +13,13 @@ struct version_info {
 	uint64_t memory_bytes;
 	uint64_t cpus;
 	uint64_t format;
+	char fault_hook[16];
 };
 
-/* "memscope <version> <kernel>", "memory_bytes N cpus N ...", "format N" */
+/*
+ * "memscope <version> <kernel>", "memory_bytes N cpus N ...", "format N",
+ * "fault_hook NAME"
+ */
 static int load_version(struct version_info *vi)
 {
 	char *data, *line2, *tok, *save = NULL, *prev = NULL;
@@ -52,6 +56,8 @@ static int load_version(struct version_info *vi)
 				vi->has_cpus = ms_parse_u64(tok, &vi->cpus);
 			else if (prev && !strcmp(prev, "format"))
 				vi->has_format = ms_parse_u64(tok, &vi->format);
+			else if (prev && !strcmp(prev, "fault_hook"))
+				snprintf(vi->fault_hook, sizeof(vi->fault_hook), "%s", tok);
 		}
 	}
 	free(data);
@@ -118,6 +124,8 @@ int cmd_status(const struct ms_opts *o)
 		print_uint(PRINT_ANY, "memory_bytes", ", module memory %llu bytes", vi.memory_bytes);
 	if (vi.has_format)
 		print_uint(PRINT_ANY, "format", ", file format %llu", vi.format);
+	if (vi.fault_hook[0])
+		print_string(PRINT_ANY, "fault_hook", ", faults hooked by %s", vi.fault_hook);
 	print_nl();
 	print_string(PRINT_ANY, "dir", "directory %s\n", ms_dir());
 	snprintf(fmt, sizeof(fmt), "%%-%zus %%-%zus %%-%zus", wn, wt, ws);

@@ -30,6 +30,17 @@
 #endif /* !MS_HAVE_PDE_DATA */
 
 /*
+ * [6.5, 6.14): fprobe, with handlers that take pt_regs, a return address
+ * and per-call data, where the kernel is built with it (Debian's 6.12 is;
+ * its 6.1 is not).  memscope hooks the fault path with it there and with a
+ * kretprobe elsewhere (faults.c).
+ */
+#if defined(MS_HAVE_FPROBE_PT_REGS) && IS_ENABLED(CONFIG_FPROBE)
+#define MS_HAVE_FPROBE
+#include <linux/fprobe.h>
+#endif /* MS_HAVE_FPROBE_PT_REGS && CONFIG_FPROBE */
+
+/*
  * [6.12, ...): no_llseek() is gone; a NULL llseek means "not seekable".
  * Debian's 6.1 and mainline 6.8 .. 6.11 already define no_llseek as NULL.
  */

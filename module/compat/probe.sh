@@ -36,6 +36,11 @@ has include/linux/cgroup.h 'struct cgroup \*cgroup_get_from_id\(u64' &&
 # pid namespaces allocate from an idr from 4.15; before, a pidmap and last_pid.
 has include/linux/pid_namespace.h 'struct idr[[:space:]]+idr;' && echo -DMS_HAVE_PID_NS_IDR
 
+# fprobe handlers take (fp, ip, ret_ip, pt_regs, entry_data) in [6.5, 6.14):
+# ret_ip came in 6.5, ftrace_regs replaced pt_regs in 6.14.
+has include/linux/fprobe.h 'unsigned long ret_ip, struct pt_regs \*regs,' &&
+	echo -DMS_HAVE_FPROBE_PT_REGS
+
 # Tracepoint prototypes that changed.  vmscan.c, compaction.c and oom.c
 # check their handlers against these same headers at build time, so a
 # probe that guessed wrong fails the build instead of misreading arguments.

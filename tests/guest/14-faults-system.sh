@@ -20,7 +20,7 @@ done
 snap /tmp/s1
 d() { echo $(( $(snap_get /tmp/s1 "$1") - $(snap_get /tmp/s0 "$1") )); }
 missed=$(awk '$1 == "faults" { print $5 }' $D/probes)
-expect_eq "kretprobe misses" "$missed" 0
+expect_eq "faults probe misses" "$missed" 0
 df=$(d faults); dr=$(d faults_retry); dv=$(d pgfault)
 diag "faults $df, retries $dr, pgfault $dv"
 expect_ge "pgfault delta" "$dv" 20000

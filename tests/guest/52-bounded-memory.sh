@@ -24,11 +24,12 @@ T=256			# table_size for the flood: filled many times over
 MANY=/tmp/bounded-files
 
 # The README's formula, as the README writes it ("560 T + ... + 99552"),
-# over T, R, C (possible CPUs) and P (the .ko's .data..percpu size).
+# over T, R, C (possible CPUs), P (the .ko's .data..percpu size) and H
+# (1 when the fault hook is an fprobe).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
-expr=$(echo "$formula" | sed -E ':a; s/([0-9A-Z]) ([A-Z])/\1*\2/; ta; s/([0-9]) max/\1*max/g')
+expr=$(echo "$formula" | sed -E ':a; s/([0-9A-Z]) ([A-Z])/\1*\2/; ta; s/([0-9A-Z]) max/\1*max/g')
 PCPU=$(printf '%d' "0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')") ||
 	fail "no .data..percpu section in $KO"
 CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
@@ -37,7 +38,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 3))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" \
+	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -52,6 +53,7 @@ for tr in "1024 256" "16 16" "3000 1000"; do
 	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE"
 	set -- $tr
 	ms_load table_size="$1" ring_size="$2"
+	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
 	t=$(pow2 "$1")
 	# shellcheck disable=SC2046 # split the version line into fields
 	set -- "$1" "$2" $(sed -n 2p $D/version)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Degradation: target_override= points one probe at a symbol or tracepoint
 # that does not exist, for each kind of probe (kretprobe, kprobe,
-# tracepoint).  The module must load, show that probe as unavailable with
+# tracepoint, and fprobe where `version` says the faults probe is one).  The module must load, show that probe as unavailable with
 # the reason and count nothing for it, leave every other probe in the state
 # a plain load gives it, and those probes must still count events: a fault
 # workload, drop_caches (shrink_slab), compact_memory (compaction) and an
@@ -21,6 +21,7 @@ echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 # What each probe does at a plain load, on this kernel.
 ms_load
 states=$(awk '!/^#/ { print $1, $3 }' $D/probes)
+hook=$(awk '$1 == "fault_hook" { print $2 }' $D/version)
 ms_unload
 # shellcheck disable=SC2086,SC2116 # echo joins the lines with spaces
 diag "plain load: $(echo $states)"
@@ -29,13 +30,17 @@ hits() { awk '!/^#/ { print $1, $4 }' $D/probes; }
 counted="faults shrink_slab_start shrink_slab_end compaction_begin compaction_end
 	memcg_reclaim_begin memcg_reclaim_end oom_kill oom_mark_victim"
 
-for case in faults:kretprobe:symbol_not_found hugetlb:kprobe:symbol_not_found \
-	    compaction_begin:tracepoint:tracepoint_not_found; do
-	IFS=: read -r probe kind reason <<EOF
+# probe:kind:reason:parameter
+cases="faults:kretprobe:symbol_not_found:fault_hook=kretprobe hugetlb:kprobe:symbol_not_found:
+	compaction_begin:tracepoint:tracepoint_not_found:"
+[ "$hook" = fprobe ] && cases="faults:fprobe:symbol_not_found: $cases"
+for case in $cases; do
+	IFS=: read -r probe kind reason param <<EOF
 $case
 EOF
 	bogus=memscope_no_such_$kind
-	ms_load target_override="$probe=$bogus"
+	# shellcheck disable=SC2086 # param is empty or one word
+	ms_load target_override="$probe=$bogus" $param
 	line=$(awk -v p="$probe" '$1 == p' $D/probes)
 	expect_eq "$kind $probe overridden" "$line" "$probe $bogus unavailable:$reason 0 0"
 

@@ -30,6 +30,7 @@ enum ms_file_kind {
 	MS_F_PROBES,
 	MS_F_STATS,
 	MS_F_TABLE,
+	MS_F_LEAK,
 	MS_F_RING,
 	MS_F_HIST,
 	MS_F_HIST_RAW,
@@ -57,6 +58,7 @@ static int ms_show(struct seq_file *m, void *unused)
 			   roundup_pow_of_two(ms_table_size), ms_ring_size);
 		seq_printf(m, "format %d\n", MS_FORMAT);
 		seq_printf(m, "fault_hook %s\n", ms_fault_hook());
+		seq_printf(m, "memleak_size %u\n", ms_leak_size());
 		return 0;
 	case MS_F_PROBES:
 		ms_probes_show(m);
@@ -71,6 +73,7 @@ static int ms_show(struct seq_file *m, void *unused)
 		kfree(v);
 		return 0;
 	case MS_F_TABLE:	/* ms_table_open()'s own seq_file */
+	case MS_F_LEAK:		/* ms_leak_open()'s */
 		break;
 	case MS_F_RING:
 		return ms_ring_show(m, f->arg);
@@ -88,6 +91,8 @@ static int ms_open(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_open(file, &ms_tables[f->arg]);
+	if (f->kind == MS_F_LEAK)
+		return ms_leak_open(file);
 	return single_open(file, ms_show, inode->i_private);
 }
 
@@ -97,6 +102,8 @@ static int ms_release(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_release(inode, file);
+	if (f->kind == MS_F_LEAK)
+		return ms_leak_release(inode, file);
 	return single_release(inode, file);
 }
 
@@ -114,6 +121,7 @@ void ms_reset_all(void)
 	ms_hist_reset();
 	ms_tables_reset();
 	ms_events_reset();
+	ms_leak_clear();
 }
 
 #define MS_CONTROL_MAX 64
@@ -165,6 +173,8 @@ static int ms_proc_open(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_open(file, &ms_tables[f->arg]);
+	if (f->kind == MS_F_LEAK)
+		return ms_leak_open(file);
 	return single_open(file, ms_show, pde_data(inode));
 }
 
@@ -174,6 +184,8 @@ static int ms_proc_release(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_release(inode, file);
+	if (f->kind == MS_F_LEAK)
+		return ms_leak_release(inode, file);
 	return single_release(inode, file);
 }
 
@@ -205,6 +217,7 @@ static const struct ms_file ms_files[] = {
 	MS_F("shrinkers", MS_F_TABLE, MS_T_SHRINKERS),
 	MS_F("faults_by_cgroup", MS_F_TABLE, MS_T_FAULTS_BY_CGROUP),
 	MS_F("swapins_by_cgroup", MS_F_TABLE, MS_T_SWAPINS_BY_CGROUP),
+	MS_F("memleak", MS_F_LEAK, 0),
 	MS_F("oom", MS_F_RING, MS_EV_OOM),
 	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
 	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),

@@ -23,12 +23,14 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
  * + (64 + 3 * ring_size) * sizeof(struct ms_event)
  * + cpus * the module's per-CPU section (stats, histograms, probe hits)
  * + kretprobe instances (maxactive * (instance + data))
- * + begin/end pairing slots (vmscan.c, fixed).
+ * + begin/end pairing slots (vmscan.c, fixed)
+ * + memleak's table (memleak_size * its 32-byte slot).
  * The module's own text and data are not in it: lsmod shows those.
  */
 size_t ms_footprint(void)
 {
-	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes();
+	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes() +
+		       ms_leak_bytes();
 	int i;
 
 	/*
@@ -80,10 +82,13 @@ static int __init memscope_init(void)
 	ms_oom_init();
 	ms_vmscan_init();
 	ms_compaction_init();
+	err = ms_memleak_init();
+	if (err)
+		goto err_memleak;
 
 	err = ms_fs_init();
 	if (err)
-		goto err_events;
+		goto err_memleak;
 	err = ms_probes_init();
 	if (err)
 		goto err_fs;
@@ -92,7 +97,8 @@ static int __init memscope_init(void)
 
 err_fs:
 	ms_fs_exit();
-err_events:
+err_memleak:
+	ms_memleak_exit();
 	ms_events_exit();
 err_tables:
 	ms_tables_exit();
@@ -103,6 +109,7 @@ static void __exit memscope_exit(void)
 {
 	ms_probes_exit();
 	ms_fs_exit();
+	ms_memleak_exit();
 	ms_events_exit();
 	ms_tables_exit();
 	pr_info("memscope unloaded\n");

@@ -40,7 +40,9 @@
 	X(kswapd_wakeups) X(kswapd_wake_count) X(kswapd_wake_ns)	\
 	X(writepage) X(compaction_count) X(compaction_ns)		\
 	X(dropped) X(events_lost) X(unmatched_ends)			\
-	X(faults_unclassified) X(table_reused) X(reset_count)
+	X(faults_unclassified) X(table_reused) X(reset_count)		\
+	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
+	X(memleak_dropped)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -116,6 +118,8 @@ struct ms_probe {
 	/* Set when the build cannot support this probe at all. */
 	const char *unsupported;
 	bool default_off;
+	const char *family;		/* "enable FAMILY" covers it too */
+	void (*before_attach)(void);	/* run under the probe lock */
 
 	kprobe_pre_handler_t pre_handler;
 	kretprobe_handler_t entry_handler;
@@ -153,7 +157,9 @@ struct ms_probe {
 	X(memcg_reclaim_begin) X(memcg_reclaim_end)			\
 	X(shrink_slab_start) X(shrink_slab_end)			\
 	X(wakeup_kswapd) X(kswapd_wake) X(kswapd_sleep)		\
-	X(writepage) X(compaction_begin) X(compaction_end)
+	X(writepage) X(compaction_begin) X(compaction_end)		\
+	X(kfree) X(kmem_cache_free) X(kmalloc) X(kmem_cache_alloc)	\
+	X(kmalloc_node) X(kmem_cache_alloc_node)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };
@@ -433,6 +439,13 @@ size_t ms_pairs_bytes(void);
 
 /* Families. */
 int ms_faults_init(void);
+int ms_memleak_init(void);
+void ms_memleak_exit(void);
+void ms_leak_clear(void);
+size_t ms_leak_bytes(void);
+unsigned int ms_leak_size(void);
+int ms_leak_open(struct file *file);
+int ms_leak_release(struct inode *inode, struct file *file);
 const char *ms_fault_hook(void);
 int ms_swap_init(void);
 int ms_hugetlb_init(void);

@@ -118,6 +118,17 @@ static const char *ms_errno_reason(int err)
 	}
 }
 
+static int ms_kretprobe_register(struct ms_probe *p, const char *sym)
+{
+	memset(&p->rp, 0, sizeof(p->rp));
+	p->rp.kp.symbol_name = sym;
+	p->rp.entry_handler = p->entry_handler;
+	p->rp.handler = p->ret_handler;
+	p->rp.data_size = p->data_size;
+	p->rp.maxactive = p->maxactive;
+	return register_kretprobe(&p->rp);
+}
+
 #ifdef MS_HAVE_FPROBE
 static int ms_fprobe_register(struct ms_probe *p, const char *sym)
 {
@@ -153,6 +164,8 @@ static int ms_attach(struct ms_probe *p)
 		p->reason = p->unsupported;
 		return -EOPNOTSUPP;
 	}
+	if (p->before_attach)
+		p->before_attach();
 	for (t = only ? single : p->targets; *t; t++) {
 		switch (p->kind) {
 		case MS_KPROBE:
@@ -172,15 +185,10 @@ static int ms_attach(struct ms_probe *p)
 			pr_info("memscope: probe %s: fprobe on %s failed (%d), using a kretprobe\n",
 				p->name, *t, err);
 			WRITE_ONCE(p->kind, MS_KRETPROBE);
-			fallthrough;
+			err = ms_kretprobe_register(p, *t);
+			break;
 		case MS_KRETPROBE:
-			memset(&p->rp, 0, sizeof(p->rp));
-			p->rp.kp.symbol_name = *t;
-			p->rp.entry_handler = p->entry_handler;
-			p->rp.handler = p->ret_handler;
-			p->rp.data_size = p->data_size;
-			p->rp.maxactive = p->maxactive;
-			err = register_kretprobe(&p->rp);
+			err = ms_kretprobe_register(p, *t);
 			break;
 		case MS_TRACEPOINT:
 			p->tp = ms_tp_find(*t);
@@ -217,10 +225,13 @@ static void ms_detach(const char *name)
 	int i, nk = 0, nr = 0, nt = 0;
 
 	lockdep_assert_held(&ms_probe_lock);
-	for (i = 0; i < MS_NR_PROBES; i++) {
+	/* In reverse of attach order: memleak's allocations before its frees. */
+	for (i = MS_NR_PROBES - 1; i >= 0; i--) {
 		struct ms_probe *p = ms_probes[i];
 
-		if (!p || !p->attached || (name && strcmp(p->name, name)))
+		if (!p || !p->attached)
+			continue;
+		if (name && strcmp(p->name, name) && (!p->family || strcmp(p->family, name)))
 			continue;
 		switch (p->kind) {
 		case MS_KPROBE:
@@ -273,6 +284,8 @@ int ms_probes_init(void)
 			continue;
 		if (p->default_off || (disable && ms_list_has(disable, p->name, NULL))) {
 			p->target = p->targets[0];
+			/* Off, but say now if it could never be on. */
+			p->reason = p->unsupported;
 			continue;
 		}
 		if (!ms_attach(p))
@@ -294,10 +307,10 @@ void ms_probes_exit(void)
 	mutex_unlock(&ms_probe_lock);
 }
 
-/* control: "enable NAME" / "disable NAME", NAME may be "all". */
+/* control: "enable NAME" / "disable NAME", NAME a probe, a family or "all". */
 int ms_probe_set(const char *name, bool on)
 {
-	bool all = !strcmp(name, "all"), found = false;
+	bool all = !strcmp(name, "all"), found = false, family = false;
 	int i, err = 0;
 
 	mutex_lock(&ms_probe_lock);
@@ -308,10 +321,19 @@ int ms_probe_set(const char *name, bool on)
 	for (i = 0; i < MS_NR_PROBES; i++) {
 		struct ms_probe *p = ms_probes[i];
 
-		if (!p || (!all && strcmp(p->name, name)))
+		if (p && p->family && !strcmp(p->family, name))
+			family = true;
+	}
+	for (i = 0; i < MS_NR_PROBES; i++) {
+		struct ms_probe *p = ms_probes[i];
+
+		if (!p || (!all && !family && strcmp(p->name, name)))
+			continue;
+		if (family && (!p->family || strcmp(p->family, name)))
 			continue;
 		found = true;
-		if (on && ms_attach(p) && !all)
+		/* A family's probes the kernel cannot have are no error. */
+		if (on && ms_attach(p) && !all && !(family && p->unsupported))
 			err = -ENODEV;
 	}
 	if (found && !on)

@@ -43,6 +43,9 @@ static const struct ms_tool tools[] = {
 	{ "compact", cmd_compact, OPT_HIST | OPT_INTERVAL,
 	  "compact [--hist] [INTERVAL [COUNT]]",
 	  "compactions and their time, recent events, histogram" },
+	{ "memleak", cmd_memleak, OPT_TOP | OPT_MIN_AGE | OPT_INTERVAL,
+	  "memleak [-o MIN_AGE_MS] [--top N] [INTERVAL [COUNT]]",
+	  "outstanding slab allocations by call site (enable memleak first)" },
 	{ "top", cmd_top, OPT_DELAY | OPT_INTERVAL,
 	  "top [-d SECONDS] [INTERVAL [COUNT]]",
 	  "live dashboard of memory rates (q quits)" },
@@ -68,7 +71,7 @@ static void usage_all(FILE *fp)
 		"where  OPTIONS := { -j[son] | -T[imestamp] | -p[id] PID | --dir DIR |\n"
 		"                    -h[elp] | -V | --version }\n"
 		"       TOOL := { status | faults | ffaults | swapin | hfaults | oomkill |\n"
-		"                 drsnoop | vmscan | shrinkers | compact | top | export }\n"
+		"                 drsnoop | vmscan | shrinkers | compact | memleak | top | export }\n"
 		"       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
 		"       COUNT := number of reports; none: until Ctrl-C\n"
 		"\n");
@@ -255,6 +258,22 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 		} else if (!strcmp(a, "--prometheus")) {
 			o->prometheus = true;
 			used |= OPT_PROM;
+		} else if (is_opt(a, NULL, "--top")) {
+			v = opt_value(argc, argv, &i, "--top");
+			if (!v || !ms_parse_u64(v, &o->top) || o->top == 0) {
+				print_error("bad --top \"%s\", give a number of rows such as --top 10", v ? v : "");
+				return ARGS_BAD;
+			}
+			o->has_top = true;
+			used |= OPT_TOP;
+		} else if (is_opt(a, "-o", "--older")) {
+			v = opt_value(argc, argv, &i, "--older");
+			if (!v || !ms_parse_u64(v, &o->min_age_ms)) {
+				print_error("bad -o \"%s\", give an age in milliseconds such as -o 5000", v ? v : "");
+				return ARGS_BAD;
+			}
+			o->has_min_age = true;
+			used |= OPT_MIN_AGE;
 		} else if (is_opt(a, "-d", "--delay")) {
 			v = opt_value(argc, argv, &i, "--delay");
 			if (!parse_seconds(v, &o->delay)) {
@@ -276,7 +295,9 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			    (used & ~(*tool)->opts) & OPT_LAST ? "--last" :
 			    (used & ~(*tool)->opts) & OPT_MEMCG ? "--memcg" :
 			    (used & ~(*tool)->opts) & OPT_CGROUP ? "-c" :
-			    (used & ~(*tool)->opts) & OPT_DELAY ? "-d" : "--prometheus",
+			    (used & ~(*tool)->opts) & OPT_DELAY ? "-d" :
+			    (used & ~(*tool)->opts) & OPT_TOP ? "--top" :
+			    (used & ~(*tool)->opts) & OPT_MIN_AGE ? "-o" : "--prometheus",
 			    (*tool)->usage);
 		return ARGS_BAD;
 	}

@@ -33,6 +33,8 @@ enum {
 	OPT_PROM	= 1 << 5,
 	OPT_MEMCG	= 1 << 6,
 	OPT_CGROUP	= 1 << 7,
+	OPT_TOP		= 1 << 8,
+	OPT_MIN_AGE	= 1 << 9,
 };
 
 struct ms_opts {
@@ -49,6 +51,10 @@ struct ms_opts {
 	double interval;
 	uint64_t count;		/* 0: forever */
 	double delay;		/* top -d */
+	bool has_top;		/* memleak --top N */
+	uint64_t top;
+	bool has_min_age;	/* memleak -o MIN_AGE_MS */
+	uint64_t min_age_ms;
 };
 
 struct ms_tool {
@@ -154,6 +160,7 @@ int cmd_hfaults(const struct ms_opts *o);
 int cmd_oomkill(const struct ms_opts *o);
 int cmd_drsnoop(const struct ms_opts *o);
 int cmd_vmscan(const struct ms_opts *o);
+int cmd_memleak(const struct ms_opts *o);
 int cmd_shrinkers(const struct ms_opts *o);
 int cmd_compact(const struct ms_opts *o);
 int cmd_top(const struct ms_opts *o);

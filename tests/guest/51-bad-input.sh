@@ -41,7 +41,7 @@ GFP='(none|[A-Z_0-9|]+|0x[0-9a-f]+)'	# %pGg
 CS='([a-z_]+|-?[0-9]+)'		# a compact_result name, or its number
 grammar() {	# grammar FILE: the ERE every line of FILE must match
 	case $1 in
-	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe))\$" ;;
+	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N)\$" ;;
 	probes) echo "^(# name target state hits missed|[a-z_0-9]+ $F (attached|disabled|unavailable:[a-z_0-9]+) $N $N)\$" ;;
 	stats) echo "^[a-z_0-9]+ $N\$" ;;
 	faults_by_pid) echo "^(# pid comm faults major|$N $F $N $N)\$" ;;
@@ -51,6 +51,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	shrinkers) echo "^(# shrinker count ns freed|$F $N $N $N)\$" ;;
 	faults_by_cgroup) echo "^(# cgroup faults major|$F $N $N)\$" ;;
 	swapins_by_cgroup) echo "^(# cgroup swapins|$F $N)\$" ;;
+	memleak) echo "^(# site allocs bytes oldest_ms|$F $N $N $N)\$" ;;
 	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$LA confirmed=[01] gfp_flags=$GFP\$" ;;
 	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;
 	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS\$" ;;

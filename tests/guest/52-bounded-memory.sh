@@ -24,8 +24,8 @@ T=256			# table_size for the flood: filled many times over
 MANY=/tmp/bounded-files
 
 # The README's formula, as the README writes it ("560 T + ... + 99552"),
-# over T, R, C (possible CPUs), P (the .ko's .data..percpu size) and H
-# (1 when the fault hook is an fprobe).
+# over T, R, C (possible CPUs), P (the .ko's .data..percpu size), H
+# (1 when the fault hook is an fprobe) and L (memleak's table slots).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
@@ -38,7 +38,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 3))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" \
+	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -49,11 +49,13 @@ vmalloc_pages() {	# the kernel's count of pages vmalloc()ed by memscope
 pow2() { p=1; while [ $p -lt "$1" ]; do p=$((p * 2)); done; echo $p; }
 diag "possible cpus $CPUS, per-CPU section $PCPU bytes"
 
-for tr in "1024 256" "16 16" "3000 1000"; do
-	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE"
+for tr in "1024 256 32768" "16 16 4096" "3000 1000 5000"; do
+	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE"
 	set -- $tr
-	ms_load table_size="$1" ring_size="$2"
+	ms_load table_size="$1" ring_size="$2" memleak_size="$3"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
+	L=$(pow2 "$3")
+	expect_eq "version: memleak_size (memleak_size=$3)" "$(awk '$1 == "memleak_size" { print $2 }' $D/version)" "$L"
 	t=$(pow2 "$1")
 	# shellcheck disable=SC2046 # split the version line into fields
 	set -- "$1" "$2" $(sed -n 2p $D/version)
@@ -65,8 +67,8 @@ for tr in "1024 256" "16 16" "3000 1000"; do
 	for nc in 2 2 1 1 3 2 1; do	# each table's columns, one array per CPU
 		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))
 	done
-	expect_eq "vmalloc pages: 7 tables and their per-CPU counters, the oom ring, 3 rings" \
-		"$(vmalloc_pages)" $((7 * rows + cnt + oom + 3 * ring))
+	expect_eq "vmalloc pages: 7 tables and their per-CPU counters, the oom ring, 3 rings, memleak's table" \
+		"$(vmalloc_pages)" $((7 * rows + cnt + oom + 3 * ring + $(pages $((32 * L)))))
 	ms_unload
 done
 

@@ -103,7 +103,7 @@ fi
 t_version() { ms --version; rc_is 0 && has "memscope $(cat "$ROOT/VERSION")"; }
 t "--version prints the VERSION file" t_version
 t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]" &&
-	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact top export; do
+	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak top export; do
 		has "  $tool" || return 1
 	done; }
 t "help lists every tool in grammar style" t_help
@@ -215,6 +215,33 @@ t_compact() { ms "${B[@]}" compact --hist; rc_is 0 && has_re '^TIME +COMPACTIONS
 	has_re ' +3 +7\.50 +2\.50$' && has_re '^[0-9:]+ +1234 +workload +5\.00 partial_skipped$' &&
 	has "@compaction_ns:"; }
 t "compact --hist: totals, recent events, histogram" t_compact
+L=(--dir "$FX/leak")
+t_memleak() { ms "${L[@]}" memleak; rc_is 0 &&
+	has_re '^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] Top 10 call sites with outstanding allocations:$' &&
+	line_is 2 "$(printf '\t16128 bytes in 28 allocations from radix_tree_node_alloc.constprop.0+0x87/0xd0 (oldest 6800 ms)')" &&
+	line_is 3 "$(printf '\t15360 bytes in 60 allocations from msleak_kmalloc_site+0x1f/0x40[msleak] (oldest 148 ms)')" &&
+	has "TOTAL: 91 allocations, 31584 bytes outstanding, 7 frees of memory allocated before memleak was enabled" &&
+	has "WARNING: 2 allocations were not tracked: memleak's table had no room"; }
+t "memleak: BCC's shape, largest first, totals and a full-table warning" t_memleak
+t_memleak_top() { ms "${L[@]}" memleak --top 1; rc_is 0 && has "Top 1 call sites" &&
+	has "radix_tree_node_alloc" && lacks "msleak_kmalloc_site"; }
+t "memleak --top N shows N sites" t_memleak_top
+t_memleak_age() { ms "${L[@]}" memleak -o 1000; rc_is 0 && has "(oldest at least 1000 ms)" &&
+	has "radix_tree_node_alloc" && lacks "msleak_kmalloc_site" && lacks "[unknown]" &&
+	has "TOTAL: 91 allocations"; }
+t "memleak -o MS: only sites whose oldest allocation is that old" t_memleak_age
+t_memleak_json() { ms -j "${L[@]}" memleak; rc_is 0 && json_lines &&
+	has '"bytes":15360,"allocs":60,"site":"msleak_kmalloc_site+0x1f/0x40[msleak]","oldest_ms":148' &&
+	has '"dropped":2'; }
+t "memleak -j: one JSON object with the sites" t_memleak_json
+t_memleak_off() { ms --dir "$FX/leakoff" memleak; rc_is 1 &&
+	has_err "memleak is off: its probes cost on every slab allocation" &&
+	has_err "echo enable memleak > $FX/leakoff/control"; }
+t "memleak with its probes off says how to enable them" t_memleak_off
+t_memleak_bad() { ms "${L[@]}" memleak --top 0; rc_is 1 && has_err 'bad --top "0"' &&
+	ms "${L[@]}" memleak -o soon; rc_is 1 && has_err 'bad -o "soon"' &&
+	ms "${L[@]}" faults --top 3; rc_is 1 && has_err "faults does not take --top"; }
+t "memleak: bad --top and -o values, and --top elsewhere, are errors" t_memleak_bad
 t_top() { MEMSCOPE_TEST_STEPS=1 ms "${S[@]}" top 1 2; rc_is 0 && count_is 2 "memscope top - " &&
 	has_re '^Faults +1030\.0/s +major 0\.97% \(10\.0/s\)$' && has_re '^Swap-ins +64\.0/s$' &&
 	has_re '^Reclaim +2\.25 ms/s direct' && has "Last OOM kill:" && has_re '^5555 +newproc +30\.0 +0\.0$'; }

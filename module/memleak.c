@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memleak: outstanding slab allocations by call site.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * The kmem tracepoints give every kmalloc and kmem_cache_alloc with its
+ * call site and size, and every kfree and kmem_cache_free, in whatever
+ * context they run: hardirq, softirq, with or without a BPF program on
+ * the CPU.  Each allocation goes into a table keyed by pointer, allocated
+ * at load; each free takes its pointer out.  What is left, grouped by call
+ * site, is what has been allocated and not freed since memleak was
+ * enabled (BPF Performance Tools, 7.3.2).
+ *
+ * The table is memleak_size slots in 256 segments, each under its own raw
+ * spinlock, held with interrupts off for at most MS_LEAK_PROBES slots: it
+ * never sleeps, never allocates and so never recurses into the allocator,
+ * and is correct on PREEMPT_RT.  An allocation that finds no free slot in
+ * reach counts in memleak_dropped; a free of a pointer the table does not
+ * hold (allocated before memleak was enabled) in memleak_unknown_frees.
+ *
+ * The probes cost on every allocation, so they are off until "enable
+ * memleak" is written to `control` (or memleak=1 at load).  Enabling the
+ * free side empties the table: frees missed while it was off would leave
+ * stale rows.  Frees attach before allocations, and allocations detach
+ * first, so no allocation is seen whose free is not.
+ *
+ * Not seen: kmem_cache_alloc_bulk() and kmem_cache_free_bulk() (no
+ * per-object event), so kfree_rcu() objects freed in bulk by RCU stay
+ * outstanding; page allocations and percpu memory are not tracked yet.
+ */
+#include <linux/jiffies.h>
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <trace/events/kmem.h>
+
+#include "memscope.h"
+
+#define MS_LEAK_SEGS	256
+#define MS_LEAK_PROBES	16
+
+struct ms_leak {
+	unsigned long ptr;		/* 0: a free slot */
+	unsigned long site;
+	u64 when;			/* jiffies_64 at the allocation */
+	u64 bytes;
+};
+
+static struct {
+	raw_spinlock_t lock;
+} ____cacheline_aligned_in_smp ms_leak_segs[MS_LEAK_SEGS];
+
+static struct ms_leak *ms_leaks;
+static unsigned int ms_leak_seg_size;	/* slots per segment, a power of two */
+
+static unsigned int memleak_size = 32768;
+module_param(memleak_size, uint, 0400);
+MODULE_PARM_DESC(memleak_size, "Outstanding allocations memleak can hold (rounded up to a power of two, 4096..4194304)");
+
+static bool memleak;
+module_param(memleak, bool, 0400);
+MODULE_PARM_DESC(memleak, "Enable the memleak probes at load (they cost on every slab allocation)");
+
+static __always_inline unsigned int ms_leak_seg(unsigned long ptr, unsigned int *slot)
+{
+	u64 h = hash_64(ptr, 32);
+
+	*slot = (h >> 8) & (ms_leak_seg_size - 1);
+	return h & (MS_LEAK_SEGS - 1);
+}
+
+static void ms_leak_add(unsigned long ptr, unsigned long site, u64 bytes)
+{
+	struct ms_leak *seg, *free = NULL;
+	unsigned int s, slot, i;
+	unsigned long flags;
+
+	if (ZERO_OR_NULL_PTR((void *)ptr))
+		return;
+	ms_stat_inc(MS_memleak_allocs);
+	s = ms_leak_seg(ptr, &slot);
+	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
+	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
+	for (i = 0; i < MS_LEAK_PROBES; i++) {
+		struct ms_leak *e = &seg[(slot + i) & (ms_leak_seg_size - 1)];
+
+		/*
+		 * The same pointer again: 6.x's large kmalloc reports one
+		 * allocation twice, from inside and then for its caller.  The
+		 * later report names the caller: keep one entry, with its site.
+		 */
+		if (e->ptr == ptr) {
+			e->site = site;
+			e->bytes = bytes;
+			raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
+			return;
+		}
+		if (!e->ptr && !free)
+			free = e;
+	}
+	if (free) {
+		free->ptr = ptr;
+		free->site = site;
+		free->when = get_jiffies_64();
+		free->bytes = bytes;
+	}
+	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
+	if (!free)
+		ms_stat_inc(MS_memleak_dropped);
+}
+
+static void ms_leak_del(unsigned long ptr)
+{
+	unsigned int s, slot, i;
+	struct ms_leak *seg;
+	unsigned long flags;
+
+	if (ZERO_OR_NULL_PTR((void *)ptr))
+		return;
+	ms_stat_inc(MS_memleak_frees);
+	s = ms_leak_seg(ptr, &slot);
+	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
+	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
+	/* Frees leave holes: always look at every slot in reach. */
+	for (i = 0; i < MS_LEAK_PROBES; i++) {
+		struct ms_leak *e = &seg[(slot + i) & (ms_leak_seg_size - 1)];
+
+		if (e->ptr == ptr) {
+			e->ptr = 0;
+			raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
+			return;
+		}
+	}
+	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
+	ms_stat_inc(MS_memleak_unknown_frees);
+}
+
+/* Forget everything: at enable, and on `reset`. */
+void ms_leak_clear(void)
+{
+	unsigned long flags;
+	unsigned int s;
+
+	if (!ms_leaks)
+		return;
+	for (s = 0; s < MS_LEAK_SEGS; s++) {
+		raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
+		memset(ms_leaks + (size_t)s * ms_leak_seg_size, 0,
+		       ms_leak_seg_size * sizeof(*ms_leaks));
+		raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
+	}
+}
+
+/*
+ * The tracepoints' prototypes, by kernel (compat/probe.sh, NOTES.md):
+ * before 6.1 kmalloc and kmem_cache_alloc share one class, with _node
+ * twins, and 5.19/6.0 added the cache to it; 6.1 merged the twins, and
+ * kmem_cache_alloc passes the cache instead of sizes.  The size is what
+ * the caller asked for, as BCC's memleak counts it: bytes_req for kmalloc,
+ * and a cache's object size (bytes_req before 6.1, kmem_cache_size() from
+ * 6.1), the same on every kernel and with any slab debugging.
+ */
+#ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
+static void ms_kmalloc(void *data, unsigned long call_site, const void *ptr,
+		       size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	ms_hit(MS_P_kmalloc);
+	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+}
+
+static void ms_kmem_cache_alloc(void *data, unsigned long call_site, const void *ptr,
+				struct kmem_cache *s, gfp_t gfp_flags, int node)
+{
+	ms_hit(MS_P_kmem_cache_alloc);
+	ms_leak_add((unsigned long)ptr, call_site, s ? kmem_cache_size(s) : 0);
+}
+#else
+#ifdef MS_HAVE_TP_KMEM_ALLOC_CLASS_S
+#define MS_KMEM_ALLOC_ARGS unsigned long call_site, const void *ptr, \
+	struct kmem_cache *s, size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
+#else
+#define MS_KMEM_ALLOC_ARGS unsigned long call_site, const void *ptr, \
+	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
+#endif /* MS_HAVE_TP_KMEM_ALLOC_CLASS_S */
+static void ms_kmalloc(void *data, MS_KMEM_ALLOC_ARGS)
+{
+	ms_hit(MS_P_kmalloc);
+	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+}
+
+static void ms_kmalloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
+{
+	ms_hit(MS_P_kmalloc_node);
+	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+}
+
+static void ms_kmem_cache_alloc(void *data, MS_KMEM_ALLOC_ARGS)
+{
+	ms_hit(MS_P_kmem_cache_alloc);
+	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+}
+
+static void ms_kmem_cache_alloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
+{
+	ms_hit(MS_P_kmem_cache_alloc_node);
+	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+}
+#endif /* MS_HAVE_TP_KMEM_CACHE_ALLOC_S */
+
+static void ms_kfree(void *data, unsigned long call_site, const void *ptr)
+{
+	ms_hit(MS_P_kfree);
+	ms_leak_del((unsigned long)ptr);
+}
+
+#if defined(MS_HAVE_TP_KMEM_CACHE_FREE_S)
+static void ms_kmem_cache_free(void *data, unsigned long call_site, const void *ptr,
+			       const struct kmem_cache *s)
+#elif defined(MS_HAVE_TP_KMEM_CACHE_FREE_NAME)
+static void ms_kmem_cache_free(void *data, unsigned long call_site, const void *ptr,
+			       const char *name)
+#else
+static void ms_kmem_cache_free(void *data, unsigned long call_site, const void *ptr)
+#endif
+{
+	ms_hit(MS_P_kmem_cache_free);
+	ms_leak_del((unsigned long)ptr);
+}
+
+/* Prototypes checked against the kernel's header; see vmscan.c. */
+static void __maybe_unused ms_memleak_check_protos(void)
+{
+	(void)sizeof(register_trace_kmalloc(ms_kmalloc, NULL));
+	(void)sizeof(register_trace_kmem_cache_alloc(ms_kmem_cache_alloc, NULL));
+#ifndef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
+	(void)sizeof(register_trace_kmalloc_node(ms_kmalloc_node, NULL));
+	(void)sizeof(register_trace_kmem_cache_alloc_node(ms_kmem_cache_alloc_node, NULL));
+#endif
+	(void)sizeof(register_trace_kfree(ms_kfree, NULL));
+	(void)sizeof(register_trace_kmem_cache_free(ms_kmem_cache_free, NULL));
+}
+
+#define MS_LEAK_PROBE(n, fn)						\
+	static const char *const ms_##n##_targets[] = { #n, NULL };	\
+	static struct ms_probe ms_##n##_probe = {			\
+		.name = #n,						\
+		.targets = ms_##n##_targets,				\
+		.kind = MS_TRACEPOINT,					\
+		.tp_func = fn,						\
+		.default_off = true,					\
+		.family = "memleak",					\
+	}
+
+MS_LEAK_PROBE(kfree, ms_kfree);
+MS_LEAK_PROBE(kmem_cache_free, ms_kmem_cache_free);
+MS_LEAK_PROBE(kmalloc, ms_kmalloc);
+MS_LEAK_PROBE(kmem_cache_alloc, ms_kmem_cache_alloc);
+#ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
+MS_LEAK_PROBE(kmalloc_node, NULL);
+MS_LEAK_PROBE(kmem_cache_alloc_node, NULL);
+#else
+MS_LEAK_PROBE(kmalloc_node, ms_kmalloc_node);
+MS_LEAK_PROBE(kmem_cache_alloc_node, ms_kmem_cache_alloc_node);
+#endif
+
+/* Slots in memleak's table: memleak_size, clamped, a power of two. */
+unsigned int ms_leak_size(void)
+{
+	return roundup_pow_of_two(clamp(memleak_size, 4096U, 1U << 22));
+}
+
+size_t ms_leak_bytes(void)
+{
+	return (size_t)ms_leak_size() * sizeof(struct ms_leak);
+}
+
+int ms_memleak_init(void)
+{
+	unsigned int n = ms_leak_size();
+	int s;
+
+	for (s = 0; s < MS_LEAK_SEGS; s++)
+		raw_spin_lock_init(&ms_leak_segs[s].lock);
+	ms_leak_seg_size = n / MS_LEAK_SEGS;
+	ms_leaks = vzalloc(array_size(n, sizeof(*ms_leaks)));
+	if (!ms_leaks)
+		return -ENOMEM;
+	/* Frees first: probes attach in id order (memscope.h). */
+	ms_kfree_probe.before_attach = ms_leak_clear;
+#ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
+	/* 6.1 merged the _node events into kmalloc and kmem_cache_alloc. */
+	ms_kmalloc_node_probe.unsupported = "merged_into_kmalloc";
+	ms_kmem_cache_alloc_node_probe.unsupported = "merged_into_kmem_cache_alloc";
+#endif
+	if (memleak) {
+		ms_kfree_probe.default_off = false;
+		ms_kmem_cache_free_probe.default_off = false;
+		ms_kmalloc_probe.default_off = false;
+		ms_kmem_cache_alloc_probe.default_off = false;
+		ms_kmalloc_node_probe.default_off = false;
+		ms_kmem_cache_alloc_node_probe.default_off = false;
+	}
+	ms_probe_add(&ms_kfree_probe, MS_P_kfree);
+	ms_probe_add(&ms_kmem_cache_free_probe, MS_P_kmem_cache_free);
+	ms_probe_add(&ms_kmalloc_probe, MS_P_kmalloc);
+	ms_probe_add(&ms_kmem_cache_alloc_probe, MS_P_kmem_cache_alloc);
+	ms_probe_add(&ms_kmalloc_node_probe, MS_P_kmalloc_node);
+	ms_probe_add(&ms_kmem_cache_alloc_node_probe, MS_P_kmem_cache_alloc_node);
+	return 0;
+}
+
+/* Called after every probe is gone. */
+void ms_memleak_exit(void)
+{
+	vfree(ms_leaks);
+	ms_leaks = NULL;
+}
+
+/* --- the memleak file: one row per call site, largest first ------------- */
+
+struct ms_leak_site {
+	unsigned long site;
+	u64 allocs;
+	u64 bytes;
+	u64 oldest;	/* jiffies_64 of the oldest outstanding allocation */
+};
+
+struct ms_leak_snap {
+	unsigned int n;
+	u64 now;
+	struct ms_leak_site s[];
+};
+
+static int ms_leak_site_cmp(const void *a, const void *b)
+{
+	const struct ms_leak_site *x = a, *y = b;
+
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+static int ms_leak_bytes_cmp(const void *a, const void *b)
+{
+	const struct ms_leak_site *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->allocs != y->allocs)
+		return x->allocs < y->allocs ? 1 : -1;
+	return ms_leak_site_cmp(a, b);
+}
+
+/* One snapshot per open, as the tables (table.c). */
+static struct ms_leak_snap *ms_leak_snapshot(void)
+{
+	unsigned int total = ms_leak_seg_size * MS_LEAK_SEGS, s, i, n = 0, out;
+	struct ms_leak_snap *snap;
+	unsigned long flags;
+
+	snap = kvmalloc(struct_size(snap, s, total), GFP_KERNEL);
+	if (!snap)
+		return NULL;
+	for (s = 0; s < MS_LEAK_SEGS; s++) {
+		const struct ms_leak *seg = ms_leaks + (size_t)s * ms_leak_seg_size;
+
+		raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
+		for (i = 0; i < ms_leak_seg_size; i++) {
+			/* Not this snapshot's own buffer. */
+			if (!seg[i].ptr || seg[i].ptr == (unsigned long)snap)
+				continue;
+			snap->s[n].site = seg[i].site;
+			snap->s[n].allocs = 1;
+			snap->s[n].bytes = seg[i].bytes;
+			snap->s[n].oldest = seg[i].when;
+			n++;
+		}
+		raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
+		cond_resched();
+	}
+	snap->now = get_jiffies_64();
+	sort(snap->s, n, sizeof(snap->s[0]), ms_leak_site_cmp, NULL);
+	/* Sorted by site: add each run of one site into its first entry. */
+	for (i = 0, out = 0; i < n; i++) {
+		struct ms_leak_site *o = out ? &snap->s[out - 1] : NULL;
+
+		if (o && o->site == snap->s[i].site) {
+			o->allocs++;
+			o->bytes += snap->s[i].bytes;
+			o->oldest = min(o->oldest, snap->s[i].oldest);
+			continue;
+		}
+		snap->s[out++] = snap->s[i];
+	}
+	sort(snap->s, out, sizeof(snap->s[0]), ms_leak_bytes_cmp, NULL);
+	snap->n = out;
+	return snap;
+}
+
+/*
+ * A call site as one token: "function+0xoff/0xsize" and "[module]" joined
+ * without the space %pS puts between them.  Never an address: a site
+ * kallsyms cannot name (its module is gone, say) is "[unknown]".
+ */
+static void ms_leak_site_name(char *buf, size_t len, unsigned long site)
+{
+	char *sp;
+
+	snprintf(buf, len, "%pS", (void *)site);
+	if (!buf[0] || !strncmp(buf, "0x", 2)) {
+		strscpy(buf, "[unknown]", len);
+		return;
+	}
+	sp = strchr(buf, ' ');
+	if (sp)
+		memmove(sp, sp + 1, strlen(sp + 1) + 1);
+}
+
+static void *ms_leak_start(struct seq_file *m, loff_t *pos)
+{
+	struct ms_leak_snap *snap = m->private;
+
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	return *pos <= snap->n ? &snap->s[*pos - 1] : NULL;
+}
+
+static void *ms_leak_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return ms_leak_start(m, pos);
+}
+
+static void ms_leak_stop(struct seq_file *m, void *v)
+{
+}
+
+static int ms_leak_show(struct seq_file *m, void *v)
+{
+	struct ms_leak_snap *snap = m->private;
+	struct ms_leak_site *s = v;
+	char name[KSYM_SYMBOL_LEN];
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, "# site allocs bytes oldest_ms\n");
+		return 0;
+	}
+	ms_leak_site_name(name, sizeof(name), s->site);
+	seq_printf(m, "%s %llu %llu %u\n", name, s->allocs, s->bytes,
+		   jiffies_to_msecs(snap->now - s->oldest));
+	return 0;
+}
+
+static const struct seq_operations ms_leak_seq_ops = {
+	.start = ms_leak_start,
+	.next = ms_leak_next,
+	.stop = ms_leak_stop,
+	.show = ms_leak_show,
+};
+
+int ms_leak_open(struct file *file)
+{
+	struct ms_leak_snap *snap = ms_leak_snapshot();
+	int err;
+
+	if (!snap)
+		return -ENOMEM;
+	err = seq_open(file, &ms_leak_seq_ops);
+	if (err) {
+		kvfree(snap);
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = snap;
+	return 0;
+}
+
+int ms_leak_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	kvfree(m->private);
+	return seq_release(inode, file);
+}

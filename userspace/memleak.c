@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memleak: outstanding slab allocations by call site, as BCC's memleak
+ * prints them: at each interval (or once), the sites holding the most.
+ * Copyright (C) 2026 The memscope authors.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "memscope.h"
+#include "parse.h"
+
+struct leak_row {
+	const char *site;
+	uint64_t allocs, bytes, oldest_ms;
+};
+
+struct leak_snap {
+	struct ms_table t;
+	struct ms_stats st;
+	struct leak_row *rows;
+	size_t n;
+};
+
+static void leak_free(void *p)
+{
+	struct leak_snap *s = p;
+
+	ms_table_free(&s->t);
+	ms_stats_free(&s->st);
+	free(s->rows);
+	free(s);
+}
+
+static void *leak_snapshot(void *ctx)
+{
+	static const char *const names[] = { "site", "allocs", "bytes", "oldest_ms" };
+	struct leak_snap *s = calloc(1, sizeof(*s));
+	int c[4], j;
+	size_t r;
+
+	(void)ctx;
+	if (!s) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	if (ms_load_stats(&s->st)) {
+		free(s);
+		return NULL;
+	}
+	if (ms_load_table("memleak", &s->t)) {
+		ms_stats_free(&s->st);
+		free(s);
+		return NULL;
+	}
+	for (j = 0; j < 4; j++) {
+		c[j] = ms_table_col(&s->t, names[j]);
+		if (c[j] < 0) {
+			ms_fail("%s/memleak has no column \"%s\", check that the module version matches this CLI (`memscope status`)",
+				ms_dir(), names[j]);
+			goto fail;
+		}
+	}
+	s->rows = calloc(s->t.nrows ? s->t.nrows : 1, sizeof(*s->rows));
+	if (!s->rows) {
+		ms_fail("out of memory, free some memory");
+		goto fail;
+	}
+	for (r = 0; r < s->t.nrows; r++) {
+		struct leak_row *row = &s->rows[s->n];
+
+		row->site = ms_table_cell(&s->t, r, (size_t)c[0]);
+		if (!ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[1]), &row->allocs) ||
+		    !ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[2]), &row->bytes) ||
+		    !ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[3]), &row->oldest_ms))
+			continue;	/* a malformed row: parse.c's diag counts it */
+		s->n++;
+	}
+	return s;
+fail:
+	leak_free(s);
+	return NULL;
+}
+
+static int leak_report(void *ctx, const void *prev, const void *now, double dt)
+{
+	const struct ms_opts *o = ctx;
+	const struct leak_snap *s = now;
+	uint64_t dropped = ms_stats_val(&s->st, "memleak_dropped");
+	uint64_t unknown = ms_stats_val(&s->st, "memleak_unknown_frees");
+	uint64_t top = o->has_top ? o->top : 10, shown = 0, total = 0, bytes = 0;
+	struct timeval tv;
+	char hms[16];
+	size_t i;
+
+	(void)prev;
+	(void)dt;
+	gettimeofday(&tv, NULL);
+	ms_fmt_hms(hms, sizeof(hms), tv.tv_sec);
+	print_begin_record();
+	print_string(PRINT_ANY, "time", "[%s]", hms);
+	print_uint(PRINT_ANY, "top", " Top %llu call sites with outstanding allocations", top);
+	if (o->has_min_age)
+		print_uint(PRINT_ANY, "min_age_ms", " (oldest at least %llu ms)", o->min_age_ms);
+	print_fp(":\n");
+	open_json_array("sites");
+	for (i = 0; i < s->n; i++) {
+		const struct leak_row *r = &s->rows[i];
+
+		total += r->allocs;
+		bytes += r->bytes;
+		if (shown >= top || (o->has_min_age && r->oldest_ms < o->min_age_ms))
+			continue;
+		shown++;
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "bytes", "\t%llu bytes", r->bytes);
+		print_uint(PRINT_ANY, "allocs", " in %llu allocations", r->allocs);
+		print_string(PRINT_ANY, "site", " from %s", r->site);
+		print_uint(PRINT_ANY, "oldest_ms", " (oldest %llu ms)\n", r->oldest_ms);
+		close_json_object();
+	}
+	close_json_array();
+	print_uint(PRINT_ANY, "outstanding_allocs", "TOTAL: %llu allocations", total);
+	print_uint(PRINT_ANY, "outstanding_bytes", ", %llu bytes outstanding", bytes);
+	print_uint(PRINT_ANY, "unknown_frees", ", %llu frees of memory allocated before memleak was enabled\n",
+		   unknown);
+	print_uint(PRINT_JSON, "dropped", NULL, dropped);
+	if (dropped)
+		print_fp("WARNING: %llu allocation%s not tracked: memleak's table had no room. Load memscope with a larger memleak_size (the version file shows the footprint)\n",
+			 (unsigned long long)dropped, dropped == 1 ? " was" : "s were");
+	if (o->has_interval)
+		print_nl();
+	print_end_record();
+	return 0;
+}
+
+static const struct ms_interval_ops leak_ops = {
+	.snapshot = leak_snapshot,
+	.free_snap = leak_free,
+	.report = leak_report,
+};
+
+int cmd_memleak(const struct ms_opts *o)
+{
+	struct ms_probes pr;
+	size_t i;
+	bool on = false, known = false;
+
+	if (ms_load_probes(&pr, true) == 0) {
+		for (i = 0; i < pr.n; i++) {
+			if (strcmp(pr.v[i].name, "kmalloc"))
+				continue;
+			known = true;
+			on = pr.v[i].st == MS_PROBE_ATTACHED;
+		}
+		ms_probes_free(&pr);
+		if (known && !on) {
+			ms_fail("memleak is off: its probes cost on every slab allocation, so they are off until enabled; run `echo enable memleak > %s/control` (or load memscope with memleak=1), then run memscope memleak again",
+				ms_dir());
+			return 1;
+		}
+	}
+	return ms_run_interval(o, &leak_ops, (void *)o);
+}

@@ -24,7 +24,7 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
  * + cpus * the module's per-CPU section (stats, histograms, probe hits)
  * + kretprobe instances (maxactive * (instance + data))
  * + begin/end pairing slots (vmscan.c, fixed)
- * + memleak's table (memleak_size * its 32-byte slot).
+ * + memleak's table (memleak_size * its 64-byte slot).
  * The module's own text and data are not in it: lsmod shows those.
  */
 size_t ms_footprint(void)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memleak: outstanding slab allocations by call site.
+ * memleak: outstanding slab and page allocations by call site.
  * Copyright (C) 2026 The memscope authors.
  *
  * The kmem tracepoints give every kmalloc and kmem_cache_alloc with its
- * call site and size, and every kfree and kmem_cache_free, in whatever
- * context they run: hardirq, softirq, with or without a BPF program on
+ * call site and size, every page allocation with its order, and every
+ * free, in whatever context they run: hardirq, softirq, with or without a BPF program on
  * the CPU.  Each allocation goes into a table keyed by pointer, allocated
  * at load; each free takes its pointer out.  What is left, grouped by call
  * site, is what has been allocated and not freed since memleak was
@@ -26,13 +26,14 @@
  *
  * Not seen: kmem_cache_alloc_bulk() and kmem_cache_free_bulk() (no
  * per-object event), so kfree_rcu() objects freed in bulk by RCU stay
- * outstanding; page allocations and percpu memory are not tracked yet.
+ * outstanding; percpu memory is not tracked yet.
  */
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
 #include <trace/events/kmem.h>
 
@@ -41,11 +42,20 @@
 #define MS_LEAK_SEGS	256
 #define MS_LEAK_PROBES	16
 
+/*
+ * A slab allocation's site is its call_site, frames[0].  A page
+ * allocation's tracepoint has none: its frames are the return addresses
+ * above the tracepoint, and the site is the first one outside the page
+ * allocator, found by name at read time (ms_page_site()).
+ */
+#define MS_LEAK_FRAMES	5
+
 struct ms_leak {
 	unsigned long ptr;		/* 0: a free slot */
-	unsigned long site;
 	u64 when;			/* jiffies_64 at the allocation */
-	u64 bytes;
+	u32 bytes;			/* at most KMALLOC_MAX_SIZE, or pages */
+	u32 page;			/* a page allocation: resolve frames */
+	unsigned long frames[MS_LEAK_FRAMES];
 };
 
 static struct {
@@ -71,7 +81,8 @@ static __always_inline unsigned int ms_leak_seg(unsigned long ptr, unsigned int 
 	return h & (MS_LEAK_SEGS - 1);
 }
 
-static void ms_leak_add(unsigned long ptr, unsigned long site, u64 bytes)
+static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
+			unsigned int nframes, u32 bytes, bool page)
 {
 	struct ms_leak *seg, *free = NULL;
 	unsigned int s, slot, i;
@@ -92,19 +103,20 @@ static void ms_leak_add(unsigned long ptr, unsigned long site, u64 bytes)
 		 * later report names the caller: keep one entry, with its site.
 		 */
 		if (e->ptr == ptr) {
-			e->site = site;
-			e->bytes = bytes;
-			raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
-			return;
+			free = e;
+			break;
 		}
 		if (!e->ptr && !free)
 			free = e;
 	}
 	if (free) {
+		if (!free->ptr)
+			free->when = get_jiffies_64();
 		free->ptr = ptr;
-		free->site = site;
-		free->when = get_jiffies_64();
 		free->bytes = bytes;
+		free->page = page;
+		memcpy(free->frames, frames, nframes * sizeof(*frames));
+		memset(free->frames + nframes, 0, (MS_LEAK_FRAMES - nframes) * sizeof(*frames));
 	}
 	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
 	if (!free)
@@ -167,14 +179,14 @@ static void ms_kmalloc(void *data, unsigned long call_site, const void *ptr,
 		       size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node)
 {
 	ms_hit(MS_P_kmalloc);
-	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
 }
 
 static void ms_kmem_cache_alloc(void *data, unsigned long call_site, const void *ptr,
 				struct kmem_cache *s, gfp_t gfp_flags, int node)
 {
 	ms_hit(MS_P_kmem_cache_alloc);
-	ms_leak_add((unsigned long)ptr, call_site, s ? kmem_cache_size(s) : 0);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, s ? kmem_cache_size(s) : 0, false);
 }
 #else
 #ifdef MS_HAVE_TP_KMEM_ALLOC_CLASS_S
@@ -187,25 +199,25 @@ static void ms_kmem_cache_alloc(void *data, unsigned long call_site, const void 
 static void ms_kmalloc(void *data, MS_KMEM_ALLOC_ARGS)
 {
 	ms_hit(MS_P_kmalloc);
-	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
 }
 
 static void ms_kmalloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
 {
 	ms_hit(MS_P_kmalloc_node);
-	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
 }
 
 static void ms_kmem_cache_alloc(void *data, MS_KMEM_ALLOC_ARGS)
 {
 	ms_hit(MS_P_kmem_cache_alloc);
-	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
 }
 
 static void ms_kmem_cache_alloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
 {
 	ms_hit(MS_P_kmem_cache_alloc_node);
-	ms_leak_add((unsigned long)ptr, call_site, bytes_req);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
 }
 #endif /* MS_HAVE_TP_KMEM_CACHE_ALLOC_S */
 
@@ -229,9 +241,53 @@ static void ms_kmem_cache_free(void *data, unsigned long call_site, const void *
 	ms_leak_del((unsigned long)ptr);
 }
 
+/* stack_trace_save() from 5.2; save_stack_trace() before (RHEL 8's 4.18). */
+static __always_inline unsigned int ms_stack_save(unsigned long *store, unsigned int size,
+						  unsigned int skip)
+{
+#ifdef MS_HAVE_STACK_TRACE_SAVE
+	return stack_trace_save(store, size, skip);
+#else
+	struct stack_trace t = { .max_entries = size, .entries = store, .skip = skip };
+
+	save_stack_trace(&t);
+	if (t.nr_entries && store[t.nr_entries - 1] == ULONG_MAX)
+		t.nr_entries--;
+	return t.nr_entries;
+#endif
+}
+
+/*
+ * Pages: keyed by their struct page, which no slab pointer can equal.
+ * mm_page_free fires for every page freed, also those freed in batches,
+ * which fire mm_page_free_batched as well: only mm_page_free is used, or
+ * a batched page would be freed twice.
+ */
+static void ms_page_alloc(void *data, struct page *page, unsigned int order,
+			  gfp_t gfp_flags, int migratetype)
+{
+	unsigned long frames[MS_LEAK_FRAMES];
+	unsigned int n;
+
+	ms_hit(MS_P_page_alloc);
+	if (!page)
+		return;
+	/* Skip this handler; the tracepoint's own frame, if any, is skipped by name. */
+	n = ms_stack_save(frames, MS_LEAK_FRAMES, 1);
+	ms_leak_add((unsigned long)page, frames, n, PAGE_SIZE << order, true);
+}
+
+static void ms_page_free(void *data, struct page *page, unsigned int order)
+{
+	ms_hit(MS_P_page_free);
+	ms_leak_del((unsigned long)page);
+}
+
 /* Prototypes checked against the kernel's header; see vmscan.c. */
 static void __maybe_unused ms_memleak_check_protos(void)
 {
+	(void)sizeof(register_trace_mm_page_alloc(ms_page_alloc, NULL));
+	(void)sizeof(register_trace_mm_page_free(ms_page_free, NULL));
 	(void)sizeof(register_trace_kmalloc(ms_kmalloc, NULL));
 	(void)sizeof(register_trace_kmem_cache_alloc(ms_kmem_cache_alloc, NULL));
 #ifndef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
@@ -255,6 +311,7 @@ static void __maybe_unused ms_memleak_check_protos(void)
 
 MS_LEAK_PROBE(kfree, ms_kfree);
 MS_LEAK_PROBE(kmem_cache_free, ms_kmem_cache_free);
+MS_LEAK_PROBE(mm_page_free, ms_page_free);
 MS_LEAK_PROBE(kmalloc, ms_kmalloc);
 MS_LEAK_PROBE(kmem_cache_alloc, ms_kmem_cache_alloc);
 #ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
@@ -264,6 +321,7 @@ MS_LEAK_PROBE(kmem_cache_alloc_node, NULL);
 MS_LEAK_PROBE(kmalloc_node, ms_kmalloc_node);
 MS_LEAK_PROBE(kmem_cache_alloc_node, ms_kmem_cache_alloc_node);
 #endif
+MS_LEAK_PROBE(mm_page_alloc, ms_page_alloc);
 
 /* Slots in memleak's table: memleak_size, clamped, a power of two. */
 unsigned int ms_leak_size(void)
@@ -281,6 +339,9 @@ int ms_memleak_init(void)
 	unsigned int n = ms_leak_size();
 	int s;
 
+	/* The README's footprint formula counts 64 bytes a slot. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct ms_leak) != 64);
+
 	for (s = 0; s < MS_LEAK_SEGS; s++)
 		raw_spin_lock_init(&ms_leak_segs[s].lock);
 	ms_leak_seg_size = n / MS_LEAK_SEGS;
@@ -294,7 +355,12 @@ int ms_memleak_init(void)
 	ms_kmalloc_node_probe.unsupported = "merged_into_kmalloc";
 	ms_kmem_cache_alloc_node_probe.unsupported = "merged_into_kmem_cache_alloc";
 #endif
+	/* The probes file names them page_alloc and page_free. */
+	ms_mm_page_alloc_probe.name = "page_alloc";
+	ms_mm_page_free_probe.name = "page_free";
 	if (memleak) {
+		ms_mm_page_alloc_probe.default_off = false;
+		ms_mm_page_free_probe.default_off = false;
 		ms_kfree_probe.default_off = false;
 		ms_kmem_cache_free_probe.default_off = false;
 		ms_kmalloc_probe.default_off = false;
@@ -304,10 +370,12 @@ int ms_memleak_init(void)
 	}
 	ms_probe_add(&ms_kfree_probe, MS_P_kfree);
 	ms_probe_add(&ms_kmem_cache_free_probe, MS_P_kmem_cache_free);
+	ms_probe_add(&ms_mm_page_free_probe, MS_P_page_free);
 	ms_probe_add(&ms_kmalloc_probe, MS_P_kmalloc);
 	ms_probe_add(&ms_kmem_cache_alloc_probe, MS_P_kmem_cache_alloc);
 	ms_probe_add(&ms_kmalloc_node_probe, MS_P_kmalloc_node);
 	ms_probe_add(&ms_kmem_cache_alloc_node_probe, MS_P_kmem_cache_alloc_node);
+	ms_probe_add(&ms_mm_page_alloc_probe, MS_P_page_alloc);
 	return 0;
 }
 
@@ -325,6 +393,7 @@ struct ms_leak_site {
 	u64 allocs;
 	u64 bytes;
 	u64 oldest;	/* jiffies_64 of the oldest outstanding allocation */
+	unsigned long frames[MS_LEAK_FRAMES];	/* page allocations only */
 };
 
 struct ms_leak_snap {
@@ -351,10 +420,62 @@ static int ms_leak_bytes_cmp(const void *a, const void *b)
 	return ms_leak_site_cmp(a, b);
 }
 
+/* Page allocations first, then by their frames: one lookup per stack. */
+static int ms_leak_frames_cmp(const void *a, const void *b)
+{
+	const struct ms_leak_site *x = a, *y = b;
+
+	if (!!x->site != !!y->site)
+		return x->site ? 1 : -1;
+	return memcmp(x->frames, y->frames, sizeof(x->frames));
+}
+
+/*
+ * The page allocator and its wrappers, across kernels: a page's site is the
+ * first frame outside them (and outside the tracepoint's own iterator).
+ */
+static const char *const ms_page_allocator[] = {
+	"__traceiter_", "__alloc_pages", "alloc_pages", "__alloc_frozen_pages",
+	"alloc_frozen_pages", "get_page_from_freelist", "__get_free_pages",
+	"get_zeroed_page", "alloc_pages_exact", "__folio_alloc", "folio_alloc",
+	"__alloc_pages_node", "alloc_pages_mpol", "alloc_pages_vma",
+	"vma_alloc_folio", "alloc_pages_current", "alloc_page_interleave",
+	"prep_new_page", "post_alloc_hook", "rmqueue", "__rmqueue", "__alloc_pages_bulk",
+	"alloc_pages_bulk",
+};
+
+/*
+ * A large kmalloc takes its pages from the page allocator and reports the
+ * allocation itself as kmalloc too: those pages are not shown twice.
+ */
+static const char *const ms_page_kmalloc[] = {
+	"___kmalloc_large", "__kmalloc_large", "kmalloc_large", "kmalloc_order",
+};
+#define MS_SITE_KMALLOC 1UL	/* no function starts at address 1 */
+
+static unsigned long ms_page_site(const unsigned long *frames)
+{
+	char name[KSYM_SYMBOL_LEN];
+	unsigned int i, j;
+
+	for (i = 0; i < MS_LEAK_FRAMES && frames[i]; i++) {
+		sprint_symbol_no_offset(name, frames[i]);
+		for (j = 0; j < ARRAY_SIZE(ms_page_kmalloc); j++)
+			if (!strncmp(name, ms_page_kmalloc[j], strlen(ms_page_kmalloc[j])))
+				return MS_SITE_KMALLOC;
+		for (j = 0; j < ARRAY_SIZE(ms_page_allocator); j++)
+			if (!strncmp(name, ms_page_allocator[j], strlen(ms_page_allocator[j])))
+				break;
+		if (j == ARRAY_SIZE(ms_page_allocator))
+			return frames[i];
+	}
+	return 0;	/* shown as [unknown] */
+}
+
 /* One snapshot per open, as the tables (table.c). */
 static struct ms_leak_snap *ms_leak_snapshot(void)
 {
-	unsigned int total = ms_leak_seg_size * MS_LEAK_SEGS, s, i, n = 0, out;
+	unsigned int total = ms_leak_seg_size * MS_LEAK_SEGS, s, i, n = 0, np = 0, out;
 	struct ms_leak_snap *snap;
 	unsigned long flags;
 
@@ -369,20 +490,40 @@ static struct ms_leak_snap *ms_leak_snapshot(void)
 			/* Not this snapshot's own buffer. */
 			if (!seg[i].ptr || seg[i].ptr == (unsigned long)snap)
 				continue;
-			snap->s[n].site = seg[i].site;
 			snap->s[n].allocs = 1;
 			snap->s[n].bytes = seg[i].bytes;
 			snap->s[n].oldest = seg[i].when;
+			if (seg[i].page) {
+				np++;
+				snap->s[n].site = 0;
+				memcpy(snap->s[n].frames, seg[i].frames, sizeof(seg[i].frames));
+			} else {
+				snap->s[n].site = seg[i].frames[0];
+				memset(snap->s[n].frames, 0, sizeof(snap->s[n].frames));
+			}
 			n++;
 		}
 		raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
 		cond_resched();
 	}
 	snap->now = get_jiffies_64();
+	/* Pages' sites by name, outside every lock, once per distinct stack. */
+	sort(snap->s, n, sizeof(snap->s[0]), ms_leak_frames_cmp, NULL);
+	for (i = 0; i < np; i++) {
+		if (i && !memcmp(snap->s[i].frames, snap->s[i - 1].frames, sizeof(snap->s[i].frames)))
+			snap->s[i].site = snap->s[i - 1].site;
+		else
+			snap->s[i].site = ms_page_site(snap->s[i].frames);
+		if (i && !(i & 1023))
+			cond_resched();
+	}
 	sort(snap->s, n, sizeof(snap->s[0]), ms_leak_site_cmp, NULL);
 	/* Sorted by site: add each run of one site into its first entry. */
 	for (i = 0, out = 0; i < n; i++) {
 		struct ms_leak_site *o = out ? &snap->s[out - 1] : NULL;
+
+		if (snap->s[i].site == MS_SITE_KMALLOC)
+			continue;
 
 		if (o && o->site == snap->s[i].site) {
 			o->allocs++;

@@ -158,8 +158,9 @@ struct ms_probe {
 	X(shrink_slab_start) X(shrink_slab_end)			\
 	X(wakeup_kswapd) X(kswapd_wake) X(kswapd_sleep)		\
 	X(writepage) X(compaction_begin) X(compaction_end)		\
-	X(kfree) X(kmem_cache_free) X(kmalloc) X(kmem_cache_alloc)	\
-	X(kmalloc_node) X(kmem_cache_alloc_node)
+	X(kfree) X(kmem_cache_free) X(page_free)			\
+	X(kmalloc) X(kmem_cache_alloc) X(kmalloc_node)			\
+	X(kmem_cache_alloc_node) X(page_alloc)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };

@@ -41,6 +41,9 @@ has include/linux/pid_namespace.h 'struct idr[[:space:]]+idr;' && echo -DMS_HAVE
 has include/linux/fprobe.h 'unsigned long ret_ip, struct pt_regs \*regs,' &&
 	echo -DMS_HAVE_FPROBE_PT_REGS
 
+# stack_trace_save() came in 5.2; save_stack_trace() before.
+has include/linux/stacktrace.h 'unsigned int stack_trace_save\(' && echo -DMS_HAVE_STACK_TRACE_SAVE
+
 # Tracepoint prototypes that changed.
 # kmem (memleak.c, NOTES.md): 6.1 made kmem_cache_alloc its own event that
 # passes the cache (and merged the _node twins); 5.19 added the cache to the

@@ -68,7 +68,7 @@ for tr in "1024 256 32768" "16 16 4096" "3000 1000 5000"; do
 		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))
 	done
 	expect_eq "vmalloc pages: 7 tables and their per-CPU counters, the oom ring, 3 rings, memleak's table" \
-		"$(vmalloc_pages)" $((7 * rows + cnt + oom + 3 * ring + $(pages $((32 * L)))))
+		"$(vmalloc_pages)" $((7 * rows + cnt + oom + 3 * ring + $(pages $((64 * L)))))
 	ms_unload
 done
 

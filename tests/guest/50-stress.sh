@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm-args: -c 1
+# vm-args: -c 2 -m 1G
 # test-timeout: 1800
 # SPDX-License-Identifier: GPL-2.0
 # Stress: 30 load/unload cycles while a fault workload, reclaim and
@@ -15,19 +15,22 @@
 # The load is paced, not flat out: under TCG on a shared host a guest that
 # never idles misses its own watchdog, and the cycles are what is tested.
 #
-# One vCPU (vm-args above).  Each load and unload flips the static keys of
-# memscope's tracepoints and arms or disarms its kprobes: the kernel
-# patches its text with text_poke_bp (int3, then the bytes, then an IPI
-# to sync every CPU).  On a 2-vCPU QEMU TCG guest, 30 cycles under load
-# twice ended in "Oops: int3" where the kernel had just patched its text:
-# a tracepoint's static branch (do_shrink_slab on 6.12, memscope loading)
-# and memscope's kprobe (handle_mm_fault+0x5 on 6.12-rt): a vCPU ran a
-# transient int3 that the kernel no longer knew about.  The same oops hit a 6.12
-# boot with no module loaded at all, so we put it down to TCG's handling of
-# cross-modifying code, not the kernel.  With one vCPU the patching and the
-# execution are in program order; preemption
-# and interrupts still interleave the load, the readers and the module's
-# load and unload.  Every other guest test runs on two vCPUs.
+# Two vCPUs (vm-args above; -m 1G is vm-run's default, there only to keep
+# this test and 57 in a boot apart from 56-lockdown-loaded's, after which
+# no module loads), so that the unload meets handlers running on
+# the other CPU: this shell, and so every insmod and rmmod, runs on CPU 0;
+# the fault and reclaim loads run on CPU 1.  Every third cycle also turns
+# memleak on (memleak=1), whose kmalloc, kfree and page handlers run on
+# both CPUs all the time.  The boots run under single-threaded TCG
+# (run-all exports VM_ACCEL=tcg,thread=single): under QEMU's default
+# multi-threaded TCG, 2-vCPU runs of this test twice ended in "Oops: int3"
+# where the kernel had just patched its text (a tracepoint's static branch
+# in do_shrink_slab on 6.12, memscope's kprobe at handle_mm_fault+0x5 on
+# 6.12-rt), and the same oops hit a 6.12 boot with no module loaded at
+# all: TCG's handling of cross-modifying code across vCPU threads, not the
+# kernel.  One thread interleaves the two vCPUs and keeps the patching and
+# the execution in order; the CPUs still preempt, interrupt and race each
+# other at every instruction boundary QEMU switches at.
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
@@ -38,6 +41,8 @@ pids='' zdev=''
 
 # The guarantee "no WARN" rests on this: a WARN must panic the guest.
 expect_eq "panic_on_warn" "$(cat /proc/sys/kernel/panic_on_warn)" 1
+[ "$(nproc)" -ge 2 ] || fail "needs two CPUs (vm-args), has $(nproc)"
+taskset -cp 0 $$ > /dev/null || fail "taskset: cannot pin this shell to CPU 0"
 # Under TCG on a loaded host this load can stall a vCPU for 20-40 s in
 # clear_page_erms: QEMU takes its slow path for every byte stored to a page
 # it has translated code from (QEMU's vCPU threads sit in that path during
@@ -100,8 +105,8 @@ echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 # drop_caches and compaction.
 # drop_caches=3 frees the page cache of every program that runs here, and
 # TCG is slow to zero pages it has run code from: every 20 s is enough.
-bg sh -c "while :; do $W/memhog 4 > /dev/null; sleep 1; done"
-bg sh -c "echo \$\$ > $CG/cgroup.procs; while :; do $W/memhog 16 > /dev/null; sleep 3; done"
+bg taskset -c 1 sh -c "while :; do $W/memhog 4 > /dev/null; sleep 1; done"
+bg taskset -c 1 sh -c "echo \$\$ > $CG/cgroup.procs; while :; do $W/memhog 16 > /dev/null; sleep 3; done"
 bg sh -c 'while :; do echo 3 > /proc/sys/vm/drop_caches;
 	echo 1 > /proc/sys/vm/compact_memory 2>/dev/null; sleep 20; done'
 # Readers of every file, debugfs and procfs, opening and closing in a loop
@@ -145,8 +150,10 @@ while [ $i -lt "$CYCLES" ]; do
 		wait_gone $blocked 10 "cycle $i"
 		rundown=$((rundown + 1))
 	else
+		leak=
+		[ $((i % 3)) = 1 ] && leak=memleak=1
 		# shellcheck disable=SC2086 # $PARAMS: a list of insmod parameters, maybe none
-		insmod "$KO" $PARAMS || fail "cycle $i: insmod"
+		insmod "$KO" $leak $PARAMS || fail "cycle $i: insmod $leak"
 		cat $D/events > /dev/null 2>/tmp/reader.err &
 		blocked=$!
 		# Up to 30 s, so that the refusal below is the reader's doing.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm-args: -c 1
+# vm-args: -c 2 -m 1G
 # SPDX-License-Identifier: GPL-2.0
 # Unload against control writes: /proc/memscope/control holds no module
 # reference, so while rmmod runs, a writer with the file open keeps
@@ -9,12 +9,15 @@
 # with panic_on_warn=1 oops=panic).  100 load/unload cycles, each with a
 # fresh writer that holds the file open until its writes fail.  Without
 # the closing state in probe.c, 10 cycles were enough to panic 6.1.
-# One vCPU, for the reason 50-stress gives.
+# Two vCPUs, under single-threaded TCG for the reason 50-stress gives:
+# the writer runs on CPU 1 while rmmod runs on CPU 0.
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
 CYCLES=${TEST_UNLOAD_CYCLES:-100}
 expect_eq "panic_on_warn" "$(cat /proc/sys/kernel/panic_on_warn)" 1
+[ "$(nproc)" -ge 2 ] || fail "needs two CPUs (vm-args), has $(nproc)"
+taskset -cp 0 $$ > /dev/null || fail "taskset: cannot pin this shell to CPU 0"
 KPL=/sys/kernel/debug/kprobes/list
 [ -r $KPL ] || fail "no $KPL"
 kprobes0=$(wc -l < $KPL)
@@ -25,7 +28,7 @@ while [ $i -lt "$CYCLES" ]; do
 	insmod "$KO" procfs=1 || fail "cycle $i: insmod procfs=1"
 	# The writer opens control once and writes until a write fails: EIO
 	# once the file is gone, ENODEV from a module that is unloading.
-	"$W"/writefile -l /proc/memscope/control "enable all" "enable all" "enable all" "disable all" \
+	taskset -c 1 "$W"/writefile -l /proc/memscope/control "enable all" "enable all" "enable all" "disable all" \
 		> /tmp/writer.out 2> /tmp/reader.err &
 	writer=$!
 	wait_open $writer /proc/memscope/control 30 "cycle $i"

@@ -4,9 +4,10 @@
  * Copyright (C) 2026 The memscope authors.
  *
  * The kmem tracepoints give every kmalloc and kmem_cache_alloc with its
- * call site and size, every page allocation with its order, and every
- * free, in whatever context they run: hardirq, softirq, with or without a BPF program on
- * the CPU.  Each allocation goes into a table keyed by pointer, allocated
+ * call site and size, every page allocation with its order, the percpu
+ * tracepoints every percpu allocation with its size, and every free, in
+ * whatever context they run: hardirq, softirq, with or without a BPF
+ * program on the CPU.  Each allocation goes into a table keyed by pointer, allocated
  * at load; each free takes its pointer out.  What is left, grouped by call
  * site, is what has been allocated and not freed since memleak was
  * enabled (BPF Performance Tools, 7.3.2).
@@ -24,9 +25,15 @@
  * stale rows.  Frees attach before allocations, and allocations detach
  * first, so no allocation is seen whose free is not.
  *
+ * memleak_sample=N keeps 1 in N allocations, chosen by a hash of the
+ * pointer: the free of a pointer not kept is known not to be in the table
+ * and costs no lock, and memleak_unknown_frees still means what it says.
+ * Rows then hold about 1/N of the allocations and bytes, as BCC's
+ * memleak -s shows them: unscaled.
+ *
  * Not seen: kmem_cache_alloc_bulk() and kmem_cache_free_bulk() (no
  * per-object event), so kfree_rcu() objects freed in bulk by RCU stay
- * outstanding; percpu memory is not tracked yet.
+ * outstanding.
  */
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
@@ -36,6 +43,9 @@
 #include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
 #include <trace/events/kmem.h>
+#ifdef MS_HAVE_TP_PERCPU
+#include <trace/events/percpu.h>
+#endif
 
 #include "memscope.h"
 
@@ -43,18 +53,21 @@
 #define MS_LEAK_PROBES	16
 
 /*
- * A slab allocation's site is its call_site, frames[0].  A page
- * allocation's tracepoint has none: its frames are the return addresses
- * above the tracepoint, and the site is the first one outside the page
- * allocator, found by name at read time (ms_page_site()).
+ * A slab allocation's site is its call_site, frames[0].  Page and percpu
+ * allocations' tracepoints have none (percpu's, from 6.0, names whichever
+ * allocator wrapper the compiler left a frame for): their frames are the
+ * return addresses above the tracepoint, and the site is the first one
+ * outside that allocator, found by name at read time (ms_frames_site()).
  */
 #define MS_LEAK_FRAMES	5
+
+enum ms_leak_kind { MS_LEAK_SLAB, MS_LEAK_PAGE, MS_LEAK_PERCPU };
 
 struct ms_leak {
 	unsigned long ptr;		/* 0: a free slot */
 	u64 when;			/* jiffies_64 at the allocation */
-	u32 bytes;			/* at most KMALLOC_MAX_SIZE, or pages */
-	u32 page;			/* a page allocation: resolve frames */
+	u32 bytes;			/* at most KMALLOC_MAX_SIZE, pages, or percpu */
+	u32 kind;			/* enum ms_leak_kind */
 	unsigned long frames[MS_LEAK_FRAMES];
 };
 
@@ -73,25 +86,40 @@ static bool memleak;
 module_param(memleak, bool, 0400);
 MODULE_PARM_DESC(memleak, "Enable the memleak probes at load (they cost on every slab allocation)");
 
-static __always_inline unsigned int ms_leak_seg(unsigned long ptr, unsigned int *slot)
-{
-	u64 h = hash_64(ptr, 32);
+static unsigned int memleak_sample = 1;
+module_param(memleak_sample, uint, 0400);
+MODULE_PARM_DESC(memleak_sample, "Keep 1 in N allocations, chosen by pointer (1..65536; 1: all)");
+static u32 ms_leak_sample __read_mostly = 1;
 
+/*
+ * The segment is the hash's low 8 bits and the slot the next up to 14.  A
+ * sampled pointer is one whose hash, mixed again so that the choice does
+ * not fall on a few segments, is 0 modulo the rate.
+ */
+static __always_inline unsigned int ms_leak_seg(unsigned long ptr, unsigned int *slot,
+						bool *skip)
+{
+	u32 h = hash_64(ptr, 32);
+
+	*skip = unlikely(ms_leak_sample > 1) && ((h * GOLDEN_RATIO_32) >> 8) % ms_leak_sample;
 	*slot = (h >> 8) & (ms_leak_seg_size - 1);
 	return h & (MS_LEAK_SEGS - 1);
 }
 
 static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
-			unsigned int nframes, u32 bytes, bool page)
+			unsigned int nframes, u32 bytes, enum ms_leak_kind kind)
 {
 	struct ms_leak *seg, *free = NULL;
 	unsigned int s, slot, i;
 	unsigned long flags;
+	bool skip;
 
 	if (ZERO_OR_NULL_PTR((void *)ptr))
 		return;
 	ms_stat_inc(MS_memleak_allocs);
-	s = ms_leak_seg(ptr, &slot);
+	s = ms_leak_seg(ptr, &slot, &skip);
+	if (skip)
+		return;
 	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
 	for (i = 0; i < MS_LEAK_PROBES; i++) {
@@ -114,7 +142,7 @@ static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 			free->when = get_jiffies_64();
 		free->ptr = ptr;
 		free->bytes = bytes;
-		free->page = page;
+		free->kind = kind;
 		memcpy(free->frames, frames, nframes * sizeof(*frames));
 		memset(free->frames + nframes, 0, (MS_LEAK_FRAMES - nframes) * sizeof(*frames));
 	}
@@ -128,11 +156,14 @@ static void ms_leak_del(unsigned long ptr)
 	unsigned int s, slot, i;
 	struct ms_leak *seg;
 	unsigned long flags;
+	bool skip;
 
 	if (ZERO_OR_NULL_PTR((void *)ptr))
 		return;
 	ms_stat_inc(MS_memleak_frees);
-	s = ms_leak_seg(ptr, &slot);
+	s = ms_leak_seg(ptr, &slot, &skip);
+	if (skip)
+		return;
 	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
 	/* Frees leave holes: always look at every slot in reach. */
@@ -179,14 +210,14 @@ static void ms_kmalloc(void *data, unsigned long call_site, const void *ptr,
 		       size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node)
 {
 	ms_hit(MS_P_kmalloc);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
 static void ms_kmem_cache_alloc(void *data, unsigned long call_site, const void *ptr,
 				struct kmem_cache *s, gfp_t gfp_flags, int node)
 {
 	ms_hit(MS_P_kmem_cache_alloc);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, s ? kmem_cache_size(s) : 0, false);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, s ? kmem_cache_size(s) : 0, MS_LEAK_SLAB);
 }
 #else
 #ifdef MS_HAVE_TP_KMEM_ALLOC_CLASS_S
@@ -199,25 +230,25 @@ static void ms_kmem_cache_alloc(void *data, unsigned long call_site, const void 
 static void ms_kmalloc(void *data, MS_KMEM_ALLOC_ARGS)
 {
 	ms_hit(MS_P_kmalloc);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
 static void ms_kmalloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
 {
 	ms_hit(MS_P_kmalloc_node);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
 static void ms_kmem_cache_alloc(void *data, MS_KMEM_ALLOC_ARGS)
 {
 	ms_hit(MS_P_kmem_cache_alloc);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
 static void ms_kmem_cache_alloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
 {
 	ms_hit(MS_P_kmem_cache_alloc_node);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, false);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 #endif /* MS_HAVE_TP_KMEM_CACHE_ALLOC_S */
 
@@ -274,7 +305,7 @@ static void ms_page_alloc(void *data, struct page *page, unsigned int order,
 		return;
 	/* Skip this handler; the tracepoint's own frame, if any, is skipped by name. */
 	n = ms_stack_save(frames, MS_LEAK_FRAMES, 1);
-	ms_leak_add((unsigned long)page, frames, n, PAGE_SIZE << order, true);
+	ms_leak_add((unsigned long)page, frames, n, PAGE_SIZE << order, MS_LEAK_PAGE);
 }
 
 static void ms_page_free(void *data, struct page *page, unsigned int order)
@@ -283,11 +314,50 @@ static void ms_page_free(void *data, struct page *page, unsigned int order)
 	ms_leak_del((unsigned long)page);
 }
 
+/*
+ * Percpu: keyed by the __percpu pointer, an offset into the percpu area on
+ * x86-64 and an address in the kernel image's percpu section on arm64: it
+ * equals no slab object or struct page.  The bytes are what the caller
+ * asked for on every possible CPU, as 6.0's bytes_alloc counts them.
+ */
+#if !defined(MS_HAVE_TP_PERCPU)
+#define ms_percpu_alloc NULL
+#define ms_percpu_free NULL
+#else
+#ifdef MS_HAVE_TP_PERCPU_CALL_SITE
+static void ms_percpu_alloc(void *data, unsigned long call_site, bool reserved,
+			    bool is_atomic, size_t size, size_t align, void *base_addr,
+			    int off, void __percpu *ptr, size_t bytes_alloc, gfp_t gfp_flags)
+#else
+static void ms_percpu_alloc(void *data, bool reserved, bool is_atomic, size_t size,
+			    size_t align, void *base_addr, int off, void __percpu *ptr)
+#endif
+{
+	unsigned long frames[MS_LEAK_FRAMES];
+	unsigned int n;
+
+	ms_hit(MS_P_percpu_alloc);
+	n = ms_stack_save(frames, MS_LEAK_FRAMES, 1);
+	ms_leak_add((__force unsigned long)ptr, frames, n, size * num_possible_cpus(),
+		    MS_LEAK_PERCPU);
+}
+
+static void ms_percpu_free(void *data, void *base_addr, int off, void __percpu *ptr)
+{
+	ms_hit(MS_P_percpu_free);
+	ms_leak_del((__force unsigned long)ptr);
+}
+#endif /* MS_HAVE_TP_PERCPU */
+
 /* Prototypes checked against the kernel's header; see vmscan.c. */
 static void __maybe_unused ms_memleak_check_protos(void)
 {
 	(void)sizeof(register_trace_mm_page_alloc(ms_page_alloc, NULL));
 	(void)sizeof(register_trace_mm_page_free(ms_page_free, NULL));
+#ifdef MS_HAVE_TP_PERCPU
+	(void)sizeof(register_trace_percpu_alloc_percpu(ms_percpu_alloc, NULL));
+	(void)sizeof(register_trace_percpu_free_percpu(ms_percpu_free, NULL));
+#endif
 	(void)sizeof(register_trace_kmalloc(ms_kmalloc, NULL));
 	(void)sizeof(register_trace_kmem_cache_alloc(ms_kmem_cache_alloc, NULL));
 #ifndef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
@@ -312,6 +382,7 @@ static void __maybe_unused ms_memleak_check_protos(void)
 MS_LEAK_PROBE(kfree, ms_kfree);
 MS_LEAK_PROBE(kmem_cache_free, ms_kmem_cache_free);
 MS_LEAK_PROBE(mm_page_free, ms_page_free);
+MS_LEAK_PROBE(percpu_free_percpu, ms_percpu_free);
 MS_LEAK_PROBE(kmalloc, ms_kmalloc);
 MS_LEAK_PROBE(kmem_cache_alloc, ms_kmem_cache_alloc);
 #ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
@@ -322,6 +393,13 @@ MS_LEAK_PROBE(kmalloc_node, ms_kmalloc_node);
 MS_LEAK_PROBE(kmem_cache_alloc_node, ms_kmem_cache_alloc_node);
 #endif
 MS_LEAK_PROBE(mm_page_alloc, ms_page_alloc);
+MS_LEAK_PROBE(percpu_alloc_percpu, ms_percpu_alloc);
+
+/* memleak_sample, clamped: for `version`. */
+unsigned int ms_leak_sample_rate(void)
+{
+	return ms_leak_sample;
+}
 
 /* Slots in memleak's table: memleak_size, clamped, a power of two. */
 unsigned int ms_leak_size(void)
@@ -355,12 +433,21 @@ int ms_memleak_init(void)
 	ms_kmalloc_node_probe.unsupported = "merged_into_kmalloc";
 	ms_kmem_cache_alloc_node_probe.unsupported = "merged_into_kmem_cache_alloc";
 #endif
-	/* The probes file names them page_alloc and page_free. */
+	ms_leak_sample = clamp(memleak_sample, 1U, 65536U);
+#ifndef MS_HAVE_TP_PERCPU
+	ms_percpu_alloc_percpu_probe.unsupported = "no_percpu_tracepoints";
+	ms_percpu_free_percpu_probe.unsupported = "no_percpu_tracepoints";
+#endif
+	/* The probes file names them page_alloc, percpu_alloc and so on. */
 	ms_mm_page_alloc_probe.name = "page_alloc";
 	ms_mm_page_free_probe.name = "page_free";
+	ms_percpu_alloc_percpu_probe.name = "percpu_alloc";
+	ms_percpu_free_percpu_probe.name = "percpu_free";
 	if (memleak) {
 		ms_mm_page_alloc_probe.default_off = false;
 		ms_mm_page_free_probe.default_off = false;
+		ms_percpu_alloc_percpu_probe.default_off = false;
+		ms_percpu_free_percpu_probe.default_off = false;
 		ms_kfree_probe.default_off = false;
 		ms_kmem_cache_free_probe.default_off = false;
 		ms_kmalloc_probe.default_off = false;
@@ -371,11 +458,13 @@ int ms_memleak_init(void)
 	ms_probe_add(&ms_kfree_probe, MS_P_kfree);
 	ms_probe_add(&ms_kmem_cache_free_probe, MS_P_kmem_cache_free);
 	ms_probe_add(&ms_mm_page_free_probe, MS_P_page_free);
+	ms_probe_add(&ms_percpu_free_percpu_probe, MS_P_percpu_free);
 	ms_probe_add(&ms_kmalloc_probe, MS_P_kmalloc);
 	ms_probe_add(&ms_kmem_cache_alloc_probe, MS_P_kmem_cache_alloc);
 	ms_probe_add(&ms_kmalloc_node_probe, MS_P_kmalloc_node);
 	ms_probe_add(&ms_kmem_cache_alloc_node_probe, MS_P_kmem_cache_alloc_node);
 	ms_probe_add(&ms_mm_page_alloc_probe, MS_P_page_alloc);
+	ms_probe_add(&ms_percpu_alloc_percpu_probe, MS_P_percpu_alloc);
 	return 0;
 }
 
@@ -393,7 +482,8 @@ struct ms_leak_site {
 	u64 allocs;
 	u64 bytes;
 	u64 oldest;	/* jiffies_64 of the oldest outstanding allocation */
-	unsigned long frames[MS_LEAK_FRAMES];	/* page allocations only */
+	u32 kind;
+	unsigned long frames[MS_LEAK_FRAMES];	/* page and percpu allocations */
 };
 
 struct ms_leak_snap {
@@ -420,13 +510,15 @@ static int ms_leak_bytes_cmp(const void *a, const void *b)
 	return ms_leak_site_cmp(a, b);
 }
 
-/* Page allocations first, then by their frames: one lookup per stack. */
+/* Allocations with frames first, by kind and frames: one lookup per stack. */
 static int ms_leak_frames_cmp(const void *a, const void *b)
 {
 	const struct ms_leak_site *x = a, *y = b;
 
 	if (!!x->site != !!y->site)
 		return x->site ? 1 : -1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	return memcmp(x->frames, y->frames, sizeof(x->frames));
 }
 
@@ -453,20 +545,36 @@ static const char *const ms_page_kmalloc[] = {
 };
 #define MS_SITE_KMALLOC 1UL	/* no function starts at address 1 */
 
-static unsigned long ms_page_site(const unsigned long *frames)
+/* The percpu allocator and its wrappers, _noprof from 6.10. */
+static const char *const ms_percpu_allocator[] = {
+	"__traceiter_", "pcpu_alloc", "__alloc_percpu", "__alloc_reserved_percpu",
+};
+
+static bool ms_name_in(const char *name, const char *const *list, unsigned int n)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		if (!strncmp(name, list[j], strlen(list[j])))
+			return true;
+	return false;
+}
+
+static unsigned long ms_frames_site(const unsigned long *frames, enum ms_leak_kind kind)
 {
 	char name[KSYM_SYMBOL_LEN];
-	unsigned int i, j;
+	unsigned int i;
 
 	for (i = 0; i < MS_LEAK_FRAMES && frames[i]; i++) {
 		sprint_symbol_no_offset(name, frames[i]);
-		for (j = 0; j < ARRAY_SIZE(ms_page_kmalloc); j++)
-			if (!strncmp(name, ms_page_kmalloc[j], strlen(ms_page_kmalloc[j])))
-				return MS_SITE_KMALLOC;
-		for (j = 0; j < ARRAY_SIZE(ms_page_allocator); j++)
-			if (!strncmp(name, ms_page_allocator[j], strlen(ms_page_allocator[j])))
-				break;
-		if (j == ARRAY_SIZE(ms_page_allocator))
+		if (kind == MS_LEAK_PERCPU) {
+			if (!ms_name_in(name, ms_percpu_allocator, ARRAY_SIZE(ms_percpu_allocator)))
+				return frames[i];
+			continue;
+		}
+		if (ms_name_in(name, ms_page_kmalloc, ARRAY_SIZE(ms_page_kmalloc)))
+			return MS_SITE_KMALLOC;
+		if (!ms_name_in(name, ms_page_allocator, ARRAY_SIZE(ms_page_allocator)))
 			return frames[i];
 	}
 	return 0;	/* shown as [unknown] */
@@ -493,7 +601,8 @@ static struct ms_leak_snap *ms_leak_snapshot(void)
 			snap->s[n].allocs = 1;
 			snap->s[n].bytes = seg[i].bytes;
 			snap->s[n].oldest = seg[i].when;
-			if (seg[i].page) {
+			snap->s[n].kind = seg[i].kind;
+			if (seg[i].kind != MS_LEAK_SLAB) {
 				np++;
 				snap->s[n].site = 0;
 				memcpy(snap->s[n].frames, seg[i].frames, sizeof(seg[i].frames));
@@ -507,13 +616,14 @@ static struct ms_leak_snap *ms_leak_snapshot(void)
 		cond_resched();
 	}
 	snap->now = get_jiffies_64();
-	/* Pages' sites by name, outside every lock, once per distinct stack. */
+	/* Sites by name, outside every lock, once per distinct kind and stack. */
 	sort(snap->s, n, sizeof(snap->s[0]), ms_leak_frames_cmp, NULL);
 	for (i = 0; i < np; i++) {
-		if (i && !memcmp(snap->s[i].frames, snap->s[i - 1].frames, sizeof(snap->s[i].frames)))
+		if (i && snap->s[i].kind == snap->s[i - 1].kind &&
+		    !memcmp(snap->s[i].frames, snap->s[i - 1].frames, sizeof(snap->s[i].frames)))
 			snap->s[i].site = snap->s[i - 1].site;
 		else
-			snap->s[i].site = ms_page_site(snap->s[i].frames);
+			snap->s[i].site = ms_frames_site(snap->s[i].frames, snap->s[i].kind);
 		if (i && !(i & 1023))
 			cond_resched();
 	}

@@ -158,9 +158,9 @@ struct ms_probe {
 	X(shrink_slab_start) X(shrink_slab_end)			\
 	X(wakeup_kswapd) X(kswapd_wake) X(kswapd_sleep)		\
 	X(writepage) X(compaction_begin) X(compaction_end)		\
-	X(kfree) X(kmem_cache_free) X(page_free)			\
+	X(kfree) X(kmem_cache_free) X(page_free) X(percpu_free)	\
 	X(kmalloc) X(kmem_cache_alloc) X(kmalloc_node)			\
-	X(kmem_cache_alloc_node) X(page_alloc)
+	X(kmem_cache_alloc_node) X(page_alloc) X(percpu_alloc)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };
@@ -445,6 +445,7 @@ void ms_memleak_exit(void);
 void ms_leak_clear(void);
 size_t ms_leak_bytes(void);
 unsigned int ms_leak_size(void);
+unsigned int ms_leak_sample_rate(void);
 int ms_leak_open(struct file *file);
 int ms_leak_release(struct inode *inode, struct file *file);
 const char *ms_fault_hook(void);

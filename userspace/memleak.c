@@ -18,6 +18,7 @@ struct leak_row {
 };
 
 struct leak_snap {
+	uint64_t sample;	/* 1 in this many allocations tracked */
 	struct ms_table t;
 	struct ms_stats st;
 	struct leak_row *rows;
@@ -46,6 +47,7 @@ static void *leak_snapshot(void *ctx)
 		ms_fail("out of memory, free some memory");
 		return NULL;
 	}
+	s->sample = ms_memleak_sample();
 	if (ms_load_stats(&s->st)) {
 		free(s);
 		return NULL;
@@ -104,6 +106,10 @@ static int leak_report(void *ctx, const void *prev, const void *now, double dt)
 	print_uint(PRINT_ANY, "top", " Top %llu call sites with outstanding allocations", top);
 	if (o->has_min_age)
 		print_uint(PRINT_ANY, "min_age_ms", " (oldest at least %llu ms)", o->min_age_ms);
+	print_uint(PRINT_JSON, "sample", NULL, s->sample);
+	if (s->sample > 1)
+		print_fp(" (sampled: 1 in %llu allocations, counts not scaled)",
+			 (unsigned long long)s->sample);
 	print_fp(":\n");
 	open_json_array("sites");
 	for (i = 0; i < s->n; i++) {

@@ -14,11 +14,12 @@ struct version_info {
 	uint64_t cpus;
 	uint64_t format;
 	char fault_hook[16];
+	uint64_t memleak_sample;
 };
 
 /*
  * "memscope <version> <kernel>", "memory_bytes N cpus N ...", "format N",
- * "fault_hook NAME"
+ * "fault_hook NAME", "memleak_size N memleak_sample N"
  */
 static int load_version(struct version_info *vi)
 {
@@ -58,6 +59,8 @@ static int load_version(struct version_info *vi)
 				vi->has_format = ms_parse_u64(tok, &vi->format);
 			else if (prev && !strcmp(prev, "fault_hook"))
 				snprintf(vi->fault_hook, sizeof(vi->fault_hook), "%s", tok);
+			else if (prev && !strcmp(prev, "memleak_sample"))
+				ms_parse_u64(tok, &vi->memleak_sample);
 		}
 	}
 	free(data);
@@ -74,6 +77,16 @@ static const char *format_mismatch(const struct version_info *vi)
 	if (vi->format > MS_FORMAT)
 		return "newer";
 	return NULL;
+}
+
+/* memleak keeps 1 in this many allocations (1 when version does not say). */
+uint64_t ms_memleak_sample(void)
+{
+	struct version_info vi;
+
+	if (load_version(&vi) || vi.memleak_sample < 1)
+		return 1;
+	return vi.memleak_sample;
 }
 
 int ms_check_format(void)

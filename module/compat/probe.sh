@@ -55,7 +55,12 @@ grep -sA6 'DECLARE_EVENT_CLASS(kmem_alloc,' "$src/include/trace/events/kmem.h" |
 has include/trace/events/kmem.h 'const void \*ptr, const struct kmem_cache \*s\)' &&
 	echo -DMS_HAVE_TP_KMEM_CACHE_FREE_S
 has include/trace/events/kmem.h 'const void \*ptr, const char \*name\)' &&
-	echo -DMS_HAVE_TP_KMEM_CACHE_FREE_NAME  vmscan.c, compaction.c and oom.c
+	echo -DMS_HAVE_TP_KMEM_CACHE_FREE_NAME
+# The percpu tracepoints came in 4.13.
+has include/trace/events/percpu.h 'TRACE_EVENT\(percpu_alloc_percpu,' && echo -DMS_HAVE_TP_PERCPU
+# percpu_alloc_percpu gained call_site, bytes_alloc and gfp_flags in 6.0.
+has include/trace/events/percpu.h 'TP_PROTO\(unsigned long call_site,' && echo -DMS_HAVE_TP_PERCPU_CALL_SITE
+# vmscan.c, compaction.c, oom.c and memleak.c
 # check their handlers against these same headers at build time, so a
 # probe that guessed wrong fails the build instead of misreading arguments.
 ev=$src/include/trace/events

@@ -7,15 +7,26 @@
 # msleak_pages_site, 3 and 1 freed.  The memleak file must show exactly 60
 # allocations of 15,360 bytes, 20 of 4,000 and 8 of 69,632 at those three
 # sites (a page's site is the first caller outside the page allocator),
-# largest first, each site one token; once msleak unloads and frees the rest,
-# neither is left.  The probes are off at load and the CLI says how to
-# turn them on; frees of what was allocated before that count in
-# memleak_unknown_frees and leave no row; disable detaches them all.
+# largest first, each site one token; and 4 alloc_percpu() of 64 bytes
+# (6 made, 2 freed) at msleak_percpu_site, 64 bytes on each possible CPU
+# in /sys/devices/system/cpu/possible.  50 kmalloc(128) at msleak_irq_site
+# show until an hrtimer frees them in hard-irq context (softirq on
+# PREEMPT_RT, where the slab allocator's locks sleep); then none do.  Once
+# msleak unloads and frees the rest, none is left.  The probes are off at
+# load and the CLI says how to turn them on; frees of what was allocated
+# before that count in memleak_unknown_frees and leave no row; disable
+# detaches them all.  With memleak_sample=8, 4,000 kmallocs show as about
+# 500 (a binomial draw: within 5 standard deviations, 395..605), at 256
+# bytes each, and the CLI says it samples.  Where the kernel has kmemleak
+# (make check-debug), 20 kmalloc(96) at msleak_lost_site whose pointers
+# msleak keeps only disguised are leaks to kmemleak: memscope shows all 20,
+# and kmemleak, which may miss some to stale copies of a pointer on a
+# stack, reports between 1 and 20 of them, each at that site.
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
 LEAK=$TOP/build/$REL/kmod/msleak.ko
-PROBES="kfree kmem_cache_free page_free kmalloc kmem_cache_alloc page_alloc"
+PROBES="kfree kmem_cache_free page_free percpu_free kmalloc kmem_cache_alloc page_alloc percpu_alloc"
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() { rmmod msleak 2>/dev/null; ms_unload 2>/dev/null; }
@@ -35,7 +46,8 @@ grep -q "memleak is off: .*echo enable memleak > .*/control" /tmp/t23.cli ||
 	fail "memscope memleak does not say how to enable it: $(cat /tmp/t23.cli)"
 
 # Allocated before memleak is on: their frees are unknown, not rows.
-insmod "$LEAK" kmallocs=50 kfrees=0 cache_allocs=0 cache_frees=0 pages0=0 pages2=0 pfrees0=0 pfrees2=0 ||
+insmod "$LEAK" kmallocs=50 kfrees=0 cache_allocs=0 cache_frees=0 pages0=0 pages2=0 pfrees0=0 pfrees2=0 \
+	pcpus=0 pcpufrees=0 irqobjs=0 ||
 	fail "insmod $LEAK"
 echo enable memleak > $D/control || fail "enable memleak"
 for p in $PROBES; do
@@ -54,7 +66,7 @@ expect_ge "unknown frees: msleak's 50 objects from before enable" \
 	$(($(ms_stat memleak_unknown_frees) - u0)) 50
 
 insmod "$LEAK" kmallocs=100 kfrees=40 cache_allocs=30 cache_frees=10 \
-	pages0=8 pfrees0=3 pages2=4 pfrees2=1 || fail "insmod $LEAK"
+	pages0=8 pfrees0=3 pages2=4 pfrees2=1 pcpus=6 pcpufrees=2 irqobjs=50 || fail "insmod $LEAK"
 cat $D/memleak > /tmp/t23.leak
 expect_eq "header" "$(head -n 1 /tmp/t23.leak)" "# site allocs bytes oldest_ms"
 row() { awk -v s="$1" 'index($1, s "+") == 1 { print $2, $3 }' /tmp/t23.leak; }
@@ -62,6 +74,12 @@ expect_eq "msleak_kmalloc_site: allocations, bytes" "$(row msleak_kmalloc_site)"
 expect_eq "msleak_cache_site: allocations, bytes" "$(row msleak_cache_site)" "20 4000"
 expect_eq "msleak_pages_site: allocations, bytes (5 x 4 KiB + 3 x 16 KiB)" \
 	"$(row msleak_pages_site)" "8 $((5 * 4096 + 3 * 16384))"
+# "0-1", "0", "0-3,5": count the CPUs the kernel could ever bring up.
+ncpu=$(tr ',' '\n' < /sys/devices/system/cpu/possible |
+	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
+expect_eq "msleak_percpu_site: allocations, bytes (4 x 64 x $ncpu possible CPUs)" \
+	"$(row msleak_percpu_site)" "4 $((4 * 64 * ncpu))"
+expect_eq "msleak_irq_site before its timer: allocations, bytes" "$(row msleak_irq_site)" "50 6400"
 site=$(awk 'index($1, "msleak_kmalloc_site+") == 1 { print $1 }' /tmp/t23.leak)
 echo "$site" | grep -Eqx 'msleak_kmalloc_site\+0x[0-9a-f]+/0x[0-9a-f]+\[msleak\]' ||
 	fail "site is not one name+off/size[module] token: $site"
@@ -76,11 +94,72 @@ grep -q "^	15360 bytes in 60 allocations from msleak_kmalloc_site+.*\[msleak\] (
 grep -q '"bytes":4000,"allocs":20,"site":"msleak_cache_site+' /tmp/t23.json ||
 	fail "memscope -j memleak does not show msleak_cache_site: $(grep -o '.\{80\}msleak_cache_site.\{40\}' /tmp/t23.json)"
 
+# The hard-irq frees.
+want_ctx=1 ctxname=hardirq
+[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && want_ctx=2 ctxname=softirq
+f0=$(ms_stat memleak_frees)
+echo 1 > /sys/module/msleak/parameters/irqfree || fail "arm msleak's timer"
+i=0
+while [ "$(cat /sys/module/msleak/parameters/irqfreed)" != 50 ] && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+expect_eq "objects msleak's timer freed" "$(cat /sys/module/msleak/parameters/irqfreed)" 50
+expect_eq "context of those frees (1 hardirq, 2 softirq)" \
+	"$(cat /sys/module/msleak/parameters/irqctx)" "$want_ctx"
+expect_ge "memleak_frees: the timer's $ctxname frees seen" $(($(ms_stat memleak_frees) - f0)) 50
+cat $D/memleak > /tmp/t23.leak
+expect_eq "msleak_irq_site after the $ctxname frees" "$(row msleak_irq_site)" ""
+expect_eq "msleak_kmalloc_site untouched by them" "$(row msleak_kmalloc_site)" "60 15360"
+
 rmmod msleak || fail "rmmod msleak"
 expect_eq "msleak rows once it unloaded and freed the rest" "$(grep -c msleak $D/memleak)" 0
 expect_eq "memleak_dropped" "$(ms_stat memleak_dropped)" 0
+
+KML=/sys/kernel/debug/kmemleak
+if [ -e $KML ] && echo scan > $KML 2>/dev/null; then
+	echo clear > $KML
+	insmod "$LEAK" kmallocs=0 kfrees=0 cache_allocs=0 cache_frees=0 pages0=0 pages2=0 pfrees0=0 \
+		pfrees2=0 pcpus=0 pcpufrees=0 irqobjs=0 lost=20 || fail "insmod $LEAK lost=20"
+	sleep 6		# kmemleak reports only objects older than 5 s
+	echo scan > $KML
+	cat $KML > /tmp/t23.kml
+	cat $D/memleak > /tmp/t23.leak
+	k=$(awk '/^unreferenced object/ { if (hit) n++; hit = 0 }
+		 /msleak_lost_site\+/ { hit = 1 } END { if (hit) n++; print n + 0 }' /tmp/t23.kml)
+	other=$(awk '/^unreferenced object/ { if (ms && !site) n++; ms = site = 0 }
+		     /\[msleak\]$/ { ms = 1 } /msleak_lost_site\+/ { site = 1 }
+		     END { if (ms && !site) n++; print n + 0 }' /tmp/t23.kml)
+	diag "kmemleak: $k of msleak's 20 disguised objects reported at msleak_lost_site"
+	expect_eq "memscope: msleak_lost_site" "$(row msleak_lost_site)" "20 1920"
+	{ [ "$k" -ge 1 ] && [ "$k" -le 20 ]; } || fail "kmemleak reported $k objects at msleak_lost_site, want 1..20"
+	expect_eq "kmemleak: msleak objects reported at any other site" "$other" 0
+	echo clear > $KML
+	rmmod msleak || fail "rmmod msleak"
+	expect_eq "msleak_lost_site once msleak freed them" "$(grep -c msleak $D/memleak)" 0
+else
+	diag "no kmemleak in this kernel: its agreement with memscope is checked by make check-debug"
+fi
 echo disable memleak > $D/control || fail "disable memleak"
 for p in $PROBES; do
 	expect_eq "probe $p after disable memleak" "$(probe_state "$p")" disabled
 done
+
+# Sampling: 1 in 8, by pointer.
+ms_unload
+ms_load memleak=1 memleak_sample=8
+expect_eq "version: memleak_sample" "$(awk '$3 == "memleak_sample" { print $4 }' $D/version)" 8
+insmod "$LEAK" kmallocs=4000 kfrees=0 cache_allocs=0 cache_frees=0 pages0=0 pages2=0 pfrees0=0 \
+	pfrees2=0 pcpus=0 pcpufrees=0 irqobjs=0 || fail "insmod $LEAK kmallocs=4000"
+cat $D/memleak > /tmp/t23.leak
+r=$(row msleak_kmalloc_site)
+n=${r% *} b=${r#* }
+diag "sampled 1 in 8 of 4000: ${r:-none}"
+{ [ -n "$r" ] && [ "$n" -ge 395 ] && [ "$n" -le 605 ]; } ||
+	fail "msleak_kmalloc_site with memleak_sample=8: ${r:-no row} (allocations bytes), want 395..605 of 4000"
+expect_eq "sampled bytes: 256 per allocation kept" "$b" $((n * 256))
+"$CLI" memleak > /tmp/t23.cli || fail "memscope memleak failed: $(cat /tmp/t23.cli)"
+grep -q "(sampled: 1 in 8 allocations, counts not scaled):$" /tmp/t23.cli ||
+	fail "memscope memleak does not say it samples: $(head -n 1 /tmp/t23.cli)"
+rmmod msleak || fail "rmmod msleak"
+expect_eq "sampled msleak rows once it unloaded" "$(grep -c msleak $D/memleak)" 0
 exit 0

@@ -41,7 +41,7 @@ GFP='(none|[A-Z_0-9|]+|0x[0-9a-f]+)'	# %pGg
 CS='([a-z_]+|-?[0-9]+)'		# a compact_result name, or its number
 grammar() {	# grammar FILE: the ERE every line of FILE must match
 	case $1 in
-	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N)\$" ;;
+	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N memleak_sample $N)\$" ;;
 	probes) echo "^(# name target state hits missed|[a-z_0-9]+ $F (attached|disabled|unavailable:[a-z_0-9]+) $N $N)\$" ;;
 	stats) echo "^[a-z_0-9]+ $N\$" ;;
 	faults_by_pid) echo "^(# pid comm faults major|$N $F $N $N)\$" ;;

@@ -238,6 +238,11 @@ t_memleak_off() { ms --dir "$FX/leakoff" memleak; rc_is 1 &&
 	has_err "memleak is off: its probes cost on every slab allocation" &&
 	has_err "echo enable memleak > $FX/leakoff/control"; }
 t "memleak with its probes off says how to enable them" t_memleak_off
+t_memleak_sample() { ms --dir "$FX/leaksample" memleak; rc_is 0 &&
+	has_re '^\[[0-9:]+\] Top 10 call sites with outstanding allocations \(sampled: 1 in 8 allocations, counts not scaled\):$' &&
+	ms -j --dir "$FX/leaksample" memleak && rc_is 0 && has '"sample":8' &&
+	ms --dir "$FX/leak" memleak && rc_is 0 && lacks "sampled"; }
+t "memleak says when memscope samples (memleak_sample=N), and not otherwise" t_memleak_sample
 t_memleak_bad() { ms "${L[@]}" memleak --top 0; rc_is 1 && has_err 'bad --top "0"' &&
 	ms "${L[@]}" memleak -o soon; rc_is 1 && has_err 'bad -o "soon"' &&
 	ms "${L[@]}" faults --top 3; rc_is 1 && has_err "faults does not take --top"; }

@@ -37,6 +37,7 @@
  */
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
+#include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -426,6 +427,11 @@ int ms_memleak_init(void)
 	ms_leaks = vzalloc(array_size(n, sizeof(*ms_leaks)));
 	if (!ms_leaks)
 		return -ENOMEM;
+	/*
+	 * The table holds a pointer to every allocation it tracks: were
+	 * kmemleak to scan it, no tracked allocation would ever look leaked.
+	 */
+	kmemleak_no_scan(ms_leaks);
 	/* Frees first: probes attach in id order (memscope.h). */
 	ms_kfree_probe.before_attach = ms_leak_clear;
 #ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S

@@ -93,18 +93,44 @@ MODULE_PARM_DESC(memleak_sample, "Keep 1 in N allocations, chosen by pointer (1.
 static u32 ms_leak_sample __read_mostly = 1;
 
 /*
+ * Open addressing within a segment: a pointer lives in one of the
+ * MS_LEAK_PROBES slots from its hash's slot on.  A slot is empty (0, never
+ * used since the last clear), a tombstone (freed: searches go on past it),
+ * or holds a pointer.  An insert takes the first empty slot or tombstone,
+ * so no pointer ever lies past an empty slot in its window, and every
+ * search stops at the first empty one: in a table that is not crowded,
+ * after a slot or two instead of all MS_LEAK_PROBES.  A free turns its
+ * slot empty when the next one is, and the tombstones before it with it.
+ */
+#define MS_LEAK_TOMB	1UL	/* ZERO_OR_NULL_PTR: never an allocation */
+
+/*
  * The segment is the hash's low 8 bits and the slot the next up to 14.  A
  * sampled pointer is one whose hash, mixed again so that the choice does
  * not fall on a few segments, is 0 modulo the rate.
  */
+static __always_inline bool ms_leak_skip(u32 h)
+{
+	return unlikely(ms_leak_sample > 1) && ((h * GOLDEN_RATIO_32) >> 8) % ms_leak_sample;
+}
+
 static __always_inline unsigned int ms_leak_seg(unsigned long ptr, unsigned int *slot,
 						bool *skip)
 {
 	u32 h = hash_64(ptr, 32);
 
-	*skip = unlikely(ms_leak_sample > 1) && ((h * GOLDEN_RATIO_32) >> 8) % ms_leak_sample;
+	*skip = ms_leak_skip(h);
 	*slot = (h >> 8) & (ms_leak_seg_size - 1);
 	return h & (MS_LEAK_SEGS - 1);
+}
+
+/* Page and percpu handlers: decide before taking a stack they may not keep. */
+static __always_inline bool ms_leak_sampled_out(unsigned long ptr)
+{
+	if (!ms_leak_skip(hash_64(ptr, 32)))
+		return false;
+	ms_stat_inc(MS_memleak_allocs);
+	return true;
 }
 
 static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
@@ -128,19 +154,25 @@ static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 
 		/*
 		 * The same pointer again: 6.x's large kmalloc reports one
-		 * allocation twice, from inside and then for its caller.  The
-		 * later report names the caller: keep one entry, with its site.
+		 * allocation twice, from inside and then for its caller, and
+		 * the later report names the caller; or a free was not seen
+		 * (kfree_bulk(), as kfree_rcu() batches use it) and the memory
+		 * is in use again.  Either way one entry, the latest.
 		 */
 		if (e->ptr == ptr) {
 			free = e;
 			break;
 		}
-		if (!e->ptr && !free)
+		if (e->ptr == 0) {
+			if (!free)
+				free = e;
+			break;
+		}
+		if (e->ptr == MS_LEAK_TOMB && !free)
 			free = e;
 	}
 	if (free) {
-		if (!free->ptr)
-			free->when = get_jiffies_64();
+		free->when = get_jiffies_64();
 		free->ptr = ptr;
 		free->bytes = bytes;
 		free->kind = kind;
@@ -167,15 +199,23 @@ static void ms_leak_del(unsigned long ptr)
 		return;
 	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
-	/* Frees leave holes: always look at every slot in reach. */
 	for (i = 0; i < MS_LEAK_PROBES; i++) {
-		struct ms_leak *e = &seg[(slot + i) & (ms_leak_seg_size - 1)];
+		unsigned int pos = slot + i, mask = ms_leak_seg_size - 1, j;
+		struct ms_leak *e = &seg[pos & mask];
 
-		if (e->ptr == ptr) {
+		if (e->ptr == 0)
+			break;
+		if (e->ptr != ptr)
+			continue;
+		if (seg[(pos + 1) & mask].ptr) {
+			e->ptr = MS_LEAK_TOMB;
+		} else {
 			e->ptr = 0;
-			raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
-			return;
+			for (j = 1; j < MS_LEAK_PROBES && seg[(pos - j) & mask].ptr == MS_LEAK_TOMB; j++)
+				seg[(pos - j) & mask].ptr = 0;
 		}
+		raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
+		return;
 	}
 	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
 	ms_stat_inc(MS_memleak_unknown_frees);
@@ -302,7 +342,7 @@ static void ms_page_alloc(void *data, struct page *page, unsigned int order,
 	unsigned int n;
 
 	ms_hit(MS_P_page_alloc);
-	if (!page)
+	if (!page || ms_leak_sampled_out((unsigned long)page))
 		return;
 	/* Skip this handler; the tracepoint's own frame, if any, is skipped by name. */
 	n = ms_stack_save(frames, MS_LEAK_FRAMES, 1);
@@ -338,6 +378,8 @@ static void ms_percpu_alloc(void *data, bool reserved, bool is_atomic, size_t si
 	unsigned int n;
 
 	ms_hit(MS_P_percpu_alloc);
+	if (ms_leak_sampled_out((__force unsigned long)ptr))
+		return;
 	n = ms_stack_save(frames, MS_LEAK_FRAMES, 1);
 	ms_leak_add((__force unsigned long)ptr, frames, n, size * num_possible_cpus(),
 		    MS_LEAK_PERCPU);
@@ -602,7 +644,7 @@ static struct ms_leak_snap *ms_leak_snapshot(void)
 		raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
 		for (i = 0; i < ms_leak_seg_size; i++) {
 			/* Not this snapshot's own buffer. */
-			if (!seg[i].ptr || seg[i].ptr == (unsigned long)snap)
+			if (seg[i].ptr <= MS_LEAK_TOMB || seg[i].ptr == (unsigned long)snap)
 				continue;
 			snap->s[n].allocs = 1;
 			snap->s[n].bytes = seg[i].bytes;

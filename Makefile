@@ -123,6 +123,7 @@ demo:
 	scripts/demo
 
 bench:
+	scripts/deps bench
 	scripts/bench
 
 # The release the module is built for: KVER, or the one KDIR's headers were

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
@@ -41,21 +43,6 @@ static long minflt(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_minflt + ru.ru_majflt;
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)

@@ -219,6 +219,7 @@ static const struct ms_file ms_files[] = {
 	MS_F("faults_by_cgroup", MS_F_TABLE, MS_T_FAULTS_BY_CGROUP),
 	MS_F("swapins_by_cgroup", MS_F_TABLE, MS_T_SWAPINS_BY_CGROUP),
 	MS_F("memleak", MS_F_LEAK, 0),
+	MS_F("slab", MS_F_TABLE, MS_T_SLAB),
 	MS_F("oom", MS_F_RING, MS_EV_OOM),
 	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
 	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),

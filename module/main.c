@@ -82,6 +82,7 @@ static int __init memscope_init(void)
 	ms_oom_init();
 	ms_vmscan_init();
 	ms_compaction_init();
+	ms_slabtop_init();
 	err = ms_memleak_init();
 	if (err)
 		goto err_memleak;

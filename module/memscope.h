@@ -160,7 +160,9 @@ struct ms_probe {
 	X(writepage) X(compaction_begin) X(compaction_end)		\
 	X(kfree) X(kmem_cache_free) X(page_free) X(percpu_free)	\
 	X(kmalloc) X(kmem_cache_alloc) X(kmalloc_node)			\
-	X(kmem_cache_alloc_node) X(page_alloc) X(percpu_alloc)
+	X(kmem_cache_alloc_node) X(page_alloc) X(percpu_alloc)		\
+	X(slab_free) X(slab_free_bulk) X(slab_alloc) X(slab_alloc_node)	\
+	X(slab_alloc_lru) X(slab_alloc_bulk)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };
@@ -229,6 +231,7 @@ enum ms_table_id {
 	MS_T_SHRINKERS,
 	MS_T_FAULTS_BY_CGROUP,
 	MS_T_SWAPINS_BY_CGROUP,
+	MS_T_SLAB,
 	MS_NR_TABLES,
 };
 extern struct ms_table ms_tables[MS_NR_TABLES];
@@ -454,6 +457,7 @@ int ms_hugetlb_init(void);
 int ms_oom_init(void);
 int ms_vmscan_init(void);
 int ms_compaction_init(void);
+int ms_slabtop_init(void);
 
 /* Front end: debugfs, or procfs with procfs=1. */
 int ms_fs_init(void);

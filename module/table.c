@@ -76,6 +76,10 @@ struct ms_table ms_tables[MS_NR_TABLES] = {
 		.file = "swapins_by_cgroup", .header = "# cgroup swapins",
 		.kind = MS_TK_CGROUP, .ncols = 1,
 	},
+	[MS_T_SLAB] = {
+		.file = "slab", .header = "# cache allocs frees bytes",
+		.kind = MS_TK_NAME, .ncols = 3,
+	},
 };
 
 /* The row's process has exited, or exec'd under another name. */

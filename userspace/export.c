@@ -18,7 +18,7 @@
 
 static const char *const tables[] = {
 	"faults_by_pid", "faults_by_file", "swapins_by_pid", "hugetlb_by_pid", "shrinkers",
-	"faults_by_cgroup", "swapins_by_cgroup",
+	"faults_by_cgroup", "swapins_by_cgroup", "slab",
 };
 
 static const struct {

@@ -162,6 +162,7 @@ int cmd_oomkill(const struct ms_opts *o);
 int cmd_drsnoop(const struct ms_opts *o);
 int cmd_vmscan(const struct ms_opts *o);
 int cmd_memleak(const struct ms_opts *o);
+int cmd_slabtop(const struct ms_opts *o);
 int cmd_shrinkers(const struct ms_opts *o);
 int cmd_compact(const struct ms_opts *o);
 int cmd_top(const struct ms_opts *o);

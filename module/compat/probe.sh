@@ -56,6 +56,10 @@ has include/trace/events/kmem.h 'const void \*ptr, const struct kmem_cache \*s\)
 	echo -DMS_HAVE_TP_KMEM_CACHE_FREE_S
 has include/trace/events/kmem.h 'const void \*ptr, const char \*name\)' &&
 	echo -DMS_HAVE_TP_KMEM_CACHE_FREE_NAME
+# kmem_cache_alloc_lru() came in 5.18 (slabtop.c kprobes it before 6.1).
+has include/linux/slab.h 'kmem_cache_alloc_lru\(' && echo -DMS_HAVE_KMEM_CACHE_ALLOC_LRU
+# kmem_cache_alloc_bulk() returned a bool until 4.6 (slabtop.c).
+has include/linux/slab.h 'bool kmem_cache_alloc_bulk\(' && echo -DMS_HAVE_KMEM_CACHE_ALLOC_BULK_BOOL
 # The percpu tracepoints came in 4.13.
 has include/trace/events/percpu.h 'TRACE_EVENT\(percpu_alloc_percpu,' && echo -DMS_HAVE_TP_PERCPU
 # percpu_alloc_percpu gained call_site, bytes_alloc and gfp_flags in 6.0.

@@ -52,6 +52,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	faults_by_cgroup) echo "^(# cgroup faults major|$F $N $N)\$" ;;
 	swapins_by_cgroup) echo "^(# cgroup swapins|$F $N)\$" ;;
 	memleak) echo "^(# site allocs bytes oldest_ms|$F $N $N $N)\$" ;;
+	slab) echo "^(# cache allocs frees bytes|$F $N $N $N)\$" ;;
 	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$LA confirmed=[01] gfp_flags=$GFP\$" ;;
 	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;
 	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS\$" ;;

@@ -103,7 +103,7 @@ fi
 t_version() { ms --version; rc_is 0 && has "memscope $(cat "$ROOT/VERSION")"; }
 t "--version prints the VERSION file" t_version
 t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]" &&
-	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak top export; do
+	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export; do
 		has "  $tool" || return 1
 	done; }
 t "help lists every tool in grammar style" t_help
@@ -243,6 +243,25 @@ t_memleak_sample() { ms --dir "$FX/leaksample" memleak; rc_is 0 &&
 	ms -j --dir "$FX/leaksample" memleak && rc_is 0 && has '"sample":8' &&
 	ms --dir "$FX/leak" memleak && rc_is 0 && lacks "sampled"; }
 t "memleak says when memscope samples (memleak_sample=N), and not otherwise" t_memleak_sample
+t_slabtop() { ms --dir "$FX/slab" slabtop; rc_is 0 &&
+	[ "$(awk '{ print $1 }' "$T/out" | tr '\n' ' ')" = "CACHE maple_node vm_area_struct msleak_cache " ] &&
+	has "msleak_cache             30           10           6000"; }
+t "slabtop: totals by cache, most allocations first" t_slabtop
+t_slabtop_top() { ms --dir "$FX/slab" slabtop --top 1; rc_is 0 && has maple_node && lacks vm_area_struct; }
+t "slabtop --top N shows N caches" t_slabtop_top
+t_slabtop_json() { ms -j --dir "$FX/slab" slabtop; rc_is 0 && json_lines &&
+	has '{"cache":"msleak_cache","allocs":30,"frees":10,"bytes":6000}'; }
+t "slabtop -j: one JSON object with the caches" t_slabtop_json
+t_slabtop_rate() { MEMSCOPE_TEST_STEPS=1 ms -j --dir "$FX/steps" slabtop 1 1; rc_is 0 &&
+	has '"cache":"msleak_cache","allocs_per_s":40,"frees_per_s":20,"bytes_per_s":8000,"allocs":40,"frees":20,"bytes":8000' &&
+	lacks vm_area_struct &&
+	MEMSCOPE_TEST_STEPS=1 ms --dir "$FX/steps" slabtop 1 1; rc_is 0 && has "ALLOCS/s" &&
+	has "msleak_cache         40.0         20.0         8000.0"; }
+t "slabtop INTERVAL: rates per second over each interval, idle caches left out" t_slabtop_rate
+t_slabtop_off() { ms --dir "$FX/slaboff" slabtop; rc_is 1 &&
+	has_err "slabtop is off: its probes cost on every kmem_cache allocation and free" &&
+	has_err "echo enable slabtop > $FX/slaboff/control"; }
+t "slabtop with its probes off says how to enable them" t_slabtop_off
 t_memleak_bad() { ms "${L[@]}" memleak --top 0; rc_is 1 && has_err 'bad --top "0"' &&
 	ms "${L[@]}" memleak -o soon; rc_is 1 && has_err 'bad -o "soon"' &&
 	ms "${L[@]}" faults --top 3; rc_is 1 && has_err "faults does not take --top"; }
@@ -563,7 +582,7 @@ t_man() {
 	if command -v groff >/dev/null; then
 		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
 	fi
-	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact top export \
+	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export \
 		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
 		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
 		fault_latency_ns compaction_ns MEMSCOPE_DIR; do

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtop: kmem_cache allocations and frees by cache, as the book's
+ * slabratetop shows them: once, the totals since the probes came on; with
+ * an INTERVAL, the rates over each.
+ * Copyright (C) 2026 The memscope authors.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope.h"
+#include "parse.h"
+
+static void slab_free(void *p)
+{
+	ms_keyed_free(p);
+	free(p);
+}
+
+static void *slab_snapshot(void *ctx)
+{
+	static const char *const cols[] = { "allocs", "frees", "bytes" };
+	struct ms_keyed *k = calloc(1, sizeof(*k));
+
+	(void)ctx;
+	if (!k) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	if (ms_keyed_load("slab", "cache", NULL, cols, 3, k)) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+static int slab_report(void *ctx, const void *pv, const void *nv, double dt)
+{
+	const struct ms_opts *o = ctx;
+	struct ms_keyed d;
+	char fmt[16];
+	size_t i, n, w = 12;
+
+	if (ms_keyed_delta(nv, pv, 0, &d))
+		return -1;
+	n = o->has_top && o->top < d.n ? o->top : d.n;
+	for (i = 0; i < n; i++)
+		if (strlen(d.rows[i].key) > w)
+			w = strlen(d.rows[i].key);
+	if (w > 40)
+		w = 40;
+	snprintf(fmt, sizeof(fmt), "%%-%zus", w);
+	print_begin_record();
+	ms_print_timestamp(o);
+	if (pv) {
+		print_float(PRINT_JSON, "interval", NULL, dt);
+		print_fp(fmt, "CACHE");
+		print_fp(" %12s %12s %14s\n", "ALLOCS/s", "FREES/s", "BYTES/s");
+	} else {
+		print_fp(fmt, "CACHE");
+		print_fp(" %12s %12s %14s\n", "ALLOCS", "FREES", "BYTES");
+	}
+	open_json_array("caches");
+	for (i = 0; i < n; i++) {
+		const struct ms_krow *r = &d.rows[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "cache", fmt, r->key);
+		if (pv && dt > 0) {
+			print_float(PRINT_FP, NULL, " %12.1f", (double)r->v[0] / dt);
+			print_float(PRINT_FP, NULL, " %12.1f", (double)r->v[1] / dt);
+			print_float(PRINT_FP, NULL, " %14.1f\n", (double)r->v[2] / dt);
+			print_float(PRINT_JSON, "allocs_per_s", NULL, (double)r->v[0] / dt);
+			print_float(PRINT_JSON, "frees_per_s", NULL, (double)r->v[1] / dt);
+			print_float(PRINT_JSON, "bytes_per_s", NULL, (double)r->v[2] / dt);
+		} else {
+			print_uint(PRINT_FP, NULL, " %12llu", r->v[0]);
+			print_uint(PRINT_FP, NULL, " %12llu", r->v[1]);
+			print_uint(PRINT_FP, NULL, " %14llu\n", r->v[2]);
+		}
+		print_uint(PRINT_JSON, "allocs", NULL, r->v[0]);
+		print_uint(PRINT_JSON, "frees", NULL, r->v[1]);
+		print_uint(PRINT_JSON, "bytes", NULL, r->v[2]);
+		close_json_object();
+	}
+	close_json_array();
+	ms_keyed_print_dropped(nv, pv);
+	if (o->has_interval)
+		print_nl();
+	print_end_record();
+	ms_keyed_free(&d);
+	return 0;
+}
+
+static const struct ms_interval_ops slab_ops = {
+	.snapshot = slab_snapshot,
+	.free_snap = slab_free,
+	.report = slab_report,
+};
+
+int cmd_slabtop(const struct ms_opts *o)
+{
+	struct ms_probes pr;
+	size_t i;
+
+	/* slab_alloc says for the family: off, or unavailable and why. */
+	if (ms_load_probes(&pr, true) == 0) {
+		for (i = 0; i < pr.n; i++) {
+			if (strcmp(pr.v[i].name, "slab_alloc"))
+				continue;
+			if (pr.v[i].st == MS_PROBE_DISABLED) {
+				ms_probes_free(&pr);
+				ms_fail("slabtop is off: its probes cost on every kmem_cache allocation and free, so they are off until enabled; run `echo enable slabtop > %s/control` (or load memscope with slabtop=1), then run memscope slabtop again",
+					ms_dir());
+				return 1;
+			}
+			if (pr.v[i].st != MS_PROBE_ATTACHED) {
+				ms_fail("slabtop has no data: probe slab_alloc (%s) is %s on this kernel: %s, see `memscope status`",
+					pr.v[i].target, pr.v[i].st == MS_PROBE_UNAVAILABLE ? "unavailable" : pr.v[i].state,
+					*pr.v[i].reason ? pr.v[i].reason : "no reason given");
+				ms_probes_free(&pr);
+				return 1;
+			}
+		}
+		ms_probes_free(&pr);
+	}
+	return ms_run_interval(o, &slab_ops, (void *)o);
+}

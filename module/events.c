@@ -15,11 +15,13 @@
 #include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/math64.h>
+#include <linux/mman.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
 #include <linux/sched/loadavg.h>
+#include <uapi/linux/shm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -102,6 +104,8 @@ int ms_events_init(void)
 	err = ms_ring_alloc(&ms_rings[MS_EV_OOM], MS_OOM_RING) ?:
 	      ms_ring_alloc(&ms_rings[MS_EV_DIRECT_RECLAIM], n) ?:
 	      ms_ring_alloc(&ms_rings[MS_EV_COMPACTION], n) ?:
+	      ms_ring_alloc(&ms_rings[MS_EV_MMAP], n) ?:
+	      ms_ring_alloc(&ms_rings[MS_EV_SHM], n) ?:
 	      ms_ring_alloc(&ms_stream, n);
 	if (err)
 		ms_events_exit();
@@ -131,7 +135,7 @@ void ms_events_shutdown(void)
 
 size_t ms_events_bytes(void)
 {
-	return (MS_OOM_RING + 3 * max(ms_ring_size, 16U)) * sizeof(struct ms_event);
+	return (MS_OOM_RING + 5 * max(ms_ring_size, 16U)) * sizeof(struct ms_event);
 }
 
 void ms_events_reset(void)
@@ -238,10 +242,134 @@ static int ms_format_compaction(char *b, size_t len, const struct ms_compaction_
 		e->time_ns, e->pid, comm, e->latency_ns, status);
 }
 
+/* Named flag bits, then what is left in hex: "MAP_PRIVATE|MAP_ANONYMOUS". */
+struct ms_flag {
+	unsigned long bit;
+	const char *name;
+};
+
+static int ms_format_flags(char *b, size_t len, unsigned long v,
+			   const struct ms_flag *f, size_t nf)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < nf; i++) {
+		if (!f[i].bit || (v & f[i].bit) != f[i].bit)
+			continue;
+		n += scnprintf(b + n, len - n, "%s%s", n ? "|" : "", f[i].name);
+		v &= ~f[i].bit;
+	}
+	if (v)
+		n += scnprintf(b + n, len - n, "%s%#lx", n ? "|" : "", v);
+	else if (!n)
+		n += scnprintf(b + n, len - n, "0");
+	return n;
+}
+
+#define MS_FLAG(p, x) { p##x, #p #x }
+
+/* What the mmap(2) man page names; the type bits first, then the rest. */
+static const struct ms_flag ms_map_flags[] = {
+	MS_FLAG(MAP_, SHARED_VALIDATE), MS_FLAG(MAP_, SHARED), MS_FLAG(MAP_, PRIVATE),
+	MS_FLAG(MAP_, FIXED_NOREPLACE), MS_FLAG(MAP_, FIXED), MS_FLAG(MAP_, ANONYMOUS),
+	MS_FLAG(MAP_, GROWSDOWN), MS_FLAG(MAP_, DENYWRITE), MS_FLAG(MAP_, EXECUTABLE),
+	MS_FLAG(MAP_, LOCKED), MS_FLAG(MAP_, NORESERVE), MS_FLAG(MAP_, POPULATE),
+	MS_FLAG(MAP_, NONBLOCK), MS_FLAG(MAP_, STACK), MS_FLAG(MAP_, HUGETLB),
+	MS_FLAG(MAP_, SYNC),
+};
+
+static int ms_format_mmap(char *b, size_t len, const struct ms_mmap_event *e)
+{
+	char comm[TASK_COMM_LEN * 4 + 1], file[MS_NAME_LEN * 4 + 1], flags[256];
+
+	ms_escape(comm, sizeof(comm), e->comm);
+	ms_escape(file, sizeof(file), e->file);
+	/* SHARED_VALIDATE, both type bits, is tried before SHARED and PRIVATE. */
+	ms_format_flags(flags, sizeof(flags), e->flags, ms_map_flags, ARRAY_SIZE(ms_map_flags));
+	return snprintf(b, len,
+		"time_ns=%llu pid=%d comm=%s size=%lu prot=%c%c%c%s flags=%s off=%lu err=%ld file=%s\n",
+		e->time_ns, e->pid, comm, e->len,
+		e->prot & PROT_READ ? 'r' : '-', e->prot & PROT_WRITE ? 'w' : '-',
+		e->prot & PROT_EXEC ? 'x' : '-',
+		e->prot & ~(unsigned long)(PROT_READ | PROT_WRITE | PROT_EXEC) ? "+" : "",
+		flags, e->off, e->err, file);
+}
+
+static const struct ms_flag ms_shmget_flags[] = {
+	MS_FLAG(IPC_, CREAT), MS_FLAG(IPC_, EXCL), MS_FLAG(SHM_, HUGETLB),
+	MS_FLAG(SHM_, NORESERVE),
+};
+
+static const struct ms_flag ms_shmat_flags[] = {
+	MS_FLAG(SHM_, RDONLY), MS_FLAG(SHM_, RND), MS_FLAG(SHM_, REMAP), MS_FLAG(SHM_, EXEC),
+};
+
+static const char *ms_shmctl_cmd(unsigned long cmd)
+{
+	/* IPC_64, which glibc ORs in, changes the layout, not the command. */
+	switch (cmd & ~(unsigned long)IPC_64) {
+	case IPC_RMID: return "IPC_RMID";
+	case IPC_SET: return "IPC_SET";
+	case IPC_STAT: return "IPC_STAT";
+	case IPC_INFO: return "IPC_INFO";
+	case SHM_LOCK: return "SHM_LOCK";
+	case SHM_UNLOCK: return "SHM_UNLOCK";
+	case SHM_STAT: return "SHM_STAT";
+	case SHM_INFO: return "SHM_INFO";
+	case SHM_STAT_ANY: return "SHM_STAT_ANY";
+	default: return NULL;
+	}
+}
+
+static int ms_format_shm(char *b, size_t len, const struct ms_shm_event *e)
+{
+	static const char *const calls[] = { "shmget", "shmat", "shmdt", "shmctl" };
+	char comm[TASK_COMM_LEN * 4 + 1], flags[160];
+	const char *cmd;
+	int n;
+
+	ms_escape(comm, sizeof(comm), e->comm);
+	n = scnprintf(b, len, "time_ns=%llu pid=%d comm=%s call=%s", e->time_ns, e->pid,
+		      comm, e->call < ARRAY_SIZE(calls) ? calls[e->call] : "?");
+	switch (e->call) {
+	case MS_SHMGET:
+		/* Named flags, then the mode in octal: "IPC_CREAT|0600", as strace. */
+		flags[0] = '\0';
+		if (e->args[2] & ~0777UL) {
+			ms_format_flags(flags, sizeof(flags) - 1, e->args[2] & ~0777UL,
+					ms_shmget_flags, ARRAY_SIZE(ms_shmget_flags));
+			strcat(flags, "|");
+		}
+		n += scnprintf(b + n, len - n, " key=0x%08x size=%lu flags=%s%#lo id=%ld",
+			       (unsigned int)e->args[0], e->args[1], flags, e->args[2] & 0777UL,
+			       e->id);
+		break;
+	case MS_SHMAT:
+		ms_format_flags(flags, sizeof(flags), e->args[2], ms_shmat_flags,
+				ARRAY_SIZE(ms_shmat_flags));
+		n += scnprintf(b + n, len - n, " id=%d flags=%s", (int)e->args[0], flags);
+		break;
+	case MS_SHMCTL:
+		cmd = ms_shmctl_cmd(e->args[1]);
+		if (cmd)
+			n += scnprintf(b + n, len - n, " id=%d cmd=%s", (int)e->args[0], cmd);
+		else
+			n += scnprintf(b + n, len - n, " id=%d cmd=%lu", (int)e->args[0],
+				       e->args[1]);
+		break;
+	default:
+		break;
+	}
+	return n + scnprintf(b + n, len - n, " err=%ld\n", e->err);
+}
+
 static const char *const ms_event_names[MS_NR_EVENT_TYPES] = {
 	[MS_EV_OOM] = "oom",
 	[MS_EV_DIRECT_RECLAIM] = "direct_reclaim",
 	[MS_EV_COMPACTION] = "compaction",
+	[MS_EV_MMAP] = "mmap",
+	[MS_EV_SHM] = "shm",
 };
 
 static int ms_format(char *b, size_t len, const struct ms_event *ev)
@@ -253,6 +381,10 @@ static int ms_format(char *b, size_t len, const struct ms_event *ev)
 		return ms_format_reclaim(b, len, &ev->reclaim);
 	case MS_EV_COMPACTION:
 		return ms_format_compaction(b, len, &ev->compaction);
+	case MS_EV_MMAP:
+		return ms_format_mmap(b, len, &ev->mmap);
+	case MS_EV_SHM:
+		return ms_format_shm(b, len, &ev->shm);
 	default:
 		return snprintf(b, len, "unknown\n");
 	}

@@ -223,6 +223,8 @@ static const struct ms_file ms_files[] = {
 	MS_F("oom", MS_F_RING, MS_EV_OOM),
 	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
 	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),
+	MS_F("mmap", MS_F_RING, MS_EV_MMAP),
+	MS_F("shm", MS_F_RING, MS_EV_SHM),
 };
 
 static const struct ms_file ms_hist_files[] = { MS_HISTS(MS_HIST_FILE) };

@@ -20,7 +20,7 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
  * Everything memscope allocates is fixed at load: this is the whole
  * footprint, reported in `version` (the README gives it in numbers):
  *   5 tables * table_size * sizeof(struct ms_row)
- * + (64 + 3 * ring_size) * sizeof(struct ms_event)
+ * + (64 + 5 * ring_size) * sizeof(struct ms_event)
  * + cpus * the module's per-CPU section (stats, histograms, probe hits)
  * + kretprobe instances (maxactive * (instance + data))
  * + begin/end pairing slots (vmscan.c, fixed)
@@ -83,6 +83,7 @@ static int __init memscope_init(void)
 	ms_vmscan_init();
 	ms_compaction_init();
 	ms_slabtop_init();
+	ms_syscalls_init();
 	err = ms_memleak_init();
 	if (err)
 		goto err_memleak;

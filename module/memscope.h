@@ -162,7 +162,7 @@ struct ms_probe {
 	X(kmalloc) X(kmem_cache_alloc) X(kmalloc_node)			\
 	X(kmem_cache_alloc_node) X(page_alloc) X(percpu_alloc)		\
 	X(slab_free) X(slab_free_bulk) X(slab_alloc) X(slab_alloc_node)	\
-	X(slab_alloc_lru) X(slab_alloc_bulk)
+	X(slab_alloc_lru) X(slab_alloc_bulk) X(mmap) X(shm)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };
@@ -361,6 +361,8 @@ enum ms_event_type {
 	MS_EV_OOM,
 	MS_EV_DIRECT_RECLAIM,
 	MS_EV_COMPACTION,
+	MS_EV_MMAP,
+	MS_EV_SHM,
 	MS_NR_EVENT_TYPES,
 };
 
@@ -401,6 +403,29 @@ struct ms_compaction_event {
 	char comm[TASK_COMM_LEN];
 };
 
+/* A mmap(2) call and its result (syscalls.c). */
+struct ms_mmap_event {
+	u64 time_ns;
+	pid_t pid;			/* the process, tgid */
+	char comm[TASK_COMM_LEN];
+	unsigned long len, prot, flags, off;
+	long err;			/* 0, or the call's -errno */
+	char file[MS_NAME_LEN];		/* "[anon]", or "-": fd held no file */
+};
+
+enum ms_shm_call { MS_SHMGET, MS_SHMAT, MS_SHMDT, MS_SHMCTL };
+
+/* A System V shared memory call: its arguments as passed, and result. */
+struct ms_shm_event {
+	u64 time_ns;
+	pid_t pid;
+	enum ms_shm_call call;
+	char comm[TASK_COMM_LEN];
+	unsigned long args[3];
+	long err;
+	long id;			/* shmget's result; -1 otherwise */
+};
+
 struct ms_event {
 	u64 seq;
 	enum ms_event_type type;
@@ -408,6 +433,8 @@ struct ms_event {
 		struct ms_oom_event oom;
 		struct ms_reclaim_event reclaim;
 		struct ms_compaction_event compaction;
+		struct ms_mmap_event mmap;
+		struct ms_shm_event shm;
 	};
 };
 
@@ -458,6 +485,7 @@ int ms_oom_init(void);
 int ms_vmscan_init(void);
 int ms_compaction_init(void);
 int ms_slabtop_init(void);
+int ms_syscalls_init(void);
 
 /* Front end: debugfs, or procfs with procfs=1. */
 int ms_fs_init(void);

@@ -517,6 +517,41 @@ static void describe_probe(char *buf, size_t size, const struct ms_probe *p)
 			 p->name, p->target, p->state);
 }
 
+/*
+ * A tool whose probes are off until enabled (family and module parameter
+ * named as the tool): probe says whether the family is on, or why it
+ * cannot be.  cost ends "its probes ... so they are off until enabled".
+ */
+int ms_check_optin(const char *tool, const char *probe, const char *cost)
+{
+	struct ms_probes pr;
+	int ret = 0;
+	size_t i;
+
+	if (ms_load_probes(&pr, true))
+		return 0;	/* no probes file: the data files will tell */
+	for (i = 0; i < pr.n; i++) {
+		const struct ms_probe *p = &pr.v[i];
+
+		if (strcmp(p->name, probe))
+			continue;
+		if (p->st == MS_PROBE_DISABLED) {
+			ms_fail("%s is off: %s, so they are off until enabled; run `echo enable %s > %s/control` (or load memscope with %s=1), then run memscope %s again",
+				tool, cost, tool, ms_dir(), tool, tool);
+			ret = -1;
+		} else if (p->st != MS_PROBE_ATTACHED) {
+			ms_fail("%s has no data: probe %s (%s) is %s on this kernel: %s, see `memscope status`",
+				tool, p->name, p->target,
+				p->st == MS_PROBE_UNAVAILABLE ? "unavailable" : p->state,
+				*p->reason ? p->reason : "no reason given");
+			ret = -1;
+		}
+		break;
+	}
+	ms_probes_free(&pr);
+	return ret;
+}
+
 int ms_check_probes(const char *tool, const char *const *patterns)
 {
 	struct ms_probes pr;

@@ -49,6 +49,12 @@ static const struct ms_tool tools[] = {
 	{ "slabtop", cmd_slabtop, OPT_TOP | OPT_INTERVAL,
 	  "slabtop [--top N] [INTERVAL [COUNT]]",
 	  "kmem_cache allocations and frees by cache, most allocations first (enable slabtop first)" },
+	{ "mmapsnoop", cmd_mmapsnoop, OPT_PID | OPT_LAST,
+	  "mmapsnoop [-T] [-p PID] [--last]",
+	  "each mmap() with its size, protection, flags and file (enable mmapsnoop first)" },
+	{ "shmsnoop", cmd_shmsnoop, OPT_PID | OPT_LAST,
+	  "shmsnoop [-T] [-p PID] [--last]",
+	  "each shmget, shmat, shmdt and shmctl call (enable shmsnoop first)" },
 	{ "top", cmd_top, OPT_DELAY | OPT_INTERVAL,
 	  "top [-d SECONDS] [INTERVAL [COUNT]]",
 	  "live dashboard of memory rates (q quits)" },
@@ -74,7 +80,8 @@ static void usage_all(FILE *fp)
 		"where  OPTIONS := { -j[son] | -T[imestamp] | -p[id] PID | --dir DIR |\n"
 		"                    -h[elp] | -V | --version }\n"
 		"       TOOL := { status | faults | ffaults | swapin | hfaults | oomkill |\n"
-		"                 drsnoop | vmscan | shrinkers | compact | memleak | top | export }\n"
+		"                 drsnoop | vmscan | shrinkers | compact | memleak | slabtop |\n"
+		"                 mmapsnoop | shmsnoop | top | export }\n"
 		"       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
 		"       COUNT := number of reports; none: until Ctrl-C\n"
 		"\n");

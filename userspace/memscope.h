@@ -86,6 +86,7 @@ void ms_warn_diag(const char *name, const struct ms_diag *d);
  * -1 (with an error printed) when none of them is usable.
  */
 int ms_check_probes(const char *tool, const char *const *patterns);
+int ms_check_optin(const char *tool, const char *probe, const char *cost);
 void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* interval.c: vmstat-style INTERVAL [COUNT], signals, time */
@@ -160,6 +161,8 @@ int cmd_swapin(const struct ms_opts *o);
 int cmd_hfaults(const struct ms_opts *o);
 int cmd_oomkill(const struct ms_opts *o);
 int cmd_drsnoop(const struct ms_opts *o);
+int cmd_mmapsnoop(const struct ms_opts *o);
+int cmd_shmsnoop(const struct ms_opts *o);
 int cmd_vmscan(const struct ms_opts *o);
 int cmd_memleak(const struct ms_opts *o);
 int cmd_slabtop(const struct ms_opts *o);

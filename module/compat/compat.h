@@ -198,4 +198,17 @@ static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 #define ms_last_pid(ns) ((pid_t)READ_ONCE((ns)->last_pid))
 #endif /* MS_HAVE_PID_NS_IDR */
 
+/*
+ * [4.18, 5.1): syscall_get_arguments() took a window, (i, n), of the six
+ * arguments; from 5.1 it always gives all six.  For syscalls.c, which
+ * includes asm/syscall.h.
+ */
+#ifdef MS_HAVE_SYSCALL_GET_ARGUMENTS_IN
+#define ms_syscall_get_arguments(regs, args) \
+	syscall_get_arguments(current, regs, 0, 6, args)
+#else
+#define ms_syscall_get_arguments(regs, args) \
+	syscall_get_arguments(current, regs, args)
+#endif /* MS_HAVE_SYSCALL_GET_ARGUMENTS_IN */
+
 #endif /* _MEMSCOPE_COMPAT_H */

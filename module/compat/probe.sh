@@ -41,6 +41,10 @@ has include/linux/pid_namespace.h 'struct idr[[:space:]]+idr;' && echo -DMS_HAVE
 has include/linux/fprobe.h 'unsigned long ret_ip, struct pt_regs \*regs,' &&
 	echo -DMS_HAVE_FPROBE_PT_REGS
 
+# syscall_get_arguments() lost its (i, n) window in 5.1: all six, always.
+grep -sA2 'void syscall_get_arguments(' "$src/include/asm-generic/syscall.h" |
+	grep -q 'unsigned int i' && echo -DMS_HAVE_SYSCALL_GET_ARGUMENTS_IN
+
 # stack_trace_save() came in 5.2; save_stack_trace() before.
 has include/linux/stacktrace.h 'unsigned int stack_trace_save\(' && echo -DMS_HAVE_STACK_TRACE_SAVE
 

@@ -21,7 +21,8 @@
 # the other CPU: this shell, and so every insmod and rmmod, runs on CPU 0;
 # the fault and reclaim loads run on CPU 1.  Every third cycle also turns
 # memleak on (memleak=1), whose kmalloc, kfree and page handlers run on
-# both CPUs all the time.  The boots run under single-threaded TCG
+# both CPUs all the time, and every third other one mmapsnoop and shmsnoop,
+# whose sys_exit handlers run at the end of every system call.  The boots run under single-threaded TCG
 # (run-all exports VM_ACCEL=tcg,thread=single): under QEMU's default
 # multi-threaded TCG, 2-vCPU runs of this test twice ended in "Oops: int3"
 # where the kernel had just patched its text (a tracepoint's static branch
@@ -113,7 +114,7 @@ bg sh -c 'while :; do echo 3 > /proc/sys/vm/drop_caches;
 # (one cat opens, reads and closes each file in turn); each also holds
 # `events` open for a moment.
 files="version probes stats faults_by_pid faults_by_file swapins_by_pid
-	hugetlb_by_pid shrinkers oom direct_reclaim compaction
+	hugetlb_by_pid shrinkers oom direct_reclaim compaction mmap shm
 	hist/fault_latency_ns hist/direct_reclaim_ns hist/memcg_reclaim_ns
 	hist/shrink_slab_ns hist/compaction_ns"
 for dir in $D /proc/memscope; do
@@ -152,6 +153,8 @@ while [ $i -lt "$CYCLES" ]; do
 	else
 		leak=
 		[ $((i % 3)) = 1 ] && leak=memleak=1
+		# sys_exit's handlers, on every system call of both CPUs.
+		[ $((i % 3)) = 2 ] && leak="mmapsnoop=1 shmsnoop=1"
 		# shellcheck disable=SC2086 # $PARAMS: a list of insmod parameters, maybe none
 		insmod "$KO" $leak $PARAMS || fail "cycle $i: insmod $leak"
 		cat $D/events > /dev/null 2>/tmp/reader.err &

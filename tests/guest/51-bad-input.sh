@@ -39,6 +39,8 @@ N='[0-9]+'
 LA="$N\\.[0-9]{2},$N\\.[0-9]{2},$N\\.[0-9]{2},$N/$N,$N"	# /proc/loadavg's 5, joined by commas
 GFP='(none|[A-Z_0-9|]+|0x[0-9a-f]+)'	# %pGg
 CS='([a-z_]+|-?[0-9]+)'		# a compact_result name, or its number
+MM="time_ns=$N pid=$N comm=$F size=$N prot=[-r][-w][-x]\\+? flags=$F off=$N err=-?$N file=$F"
+SHM="time_ns=$N pid=$N comm=$F call=(shmget key=0x[0-9a-f]{8} size=$N flags=$F id=-?$N|shmat id=-?$N flags=$F|shmdt|shmctl id=-?$N cmd=$F) err=-?$N"
 grammar() {	# grammar FILE: the ERE every line of FILE must match
 	case $1 in
 	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N memleak_sample $N)\$" ;;
@@ -56,7 +58,9 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$LA confirmed=[01] gfp_flags=$GFP\$" ;;
 	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;
 	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS\$" ;;
-	events) echo "^(lost count=$N|oom time_ns=$N( $F)+|direct_reclaim time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]|compaction time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS)\$" ;;
+	mmap) echo "^$MM\$" ;;
+	shm) echo "^$SHM\$" ;;
+	events) echo "^(lost count=$N|oom time_ns=$N( $F)+|direct_reclaim time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]|compaction time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS|mmap $MM|shm $SHM)\$" ;;
 	hist/*) echo "^(# count $N sum $N|\\[[0-9]+\\] +$N \\|@* *\\||\\[${N}[KMGTPE]?, ${N}[KMGTPE]?\\) +$N \\|@* *\\|)\$" ;;
 	hist_raw/*) echo "^(# count $N sum $N|# lo hi count|$N $N $N)\$" ;;
 	*) fail "no grammar for $1" ;;
@@ -77,9 +81,14 @@ check() {
 		fail "$what: a last line has no newline in one of: $*"
 }
 
-# Data that changes underneath the readers, and content in every file.
+# Data that changes underneath the readers, and content in every file:
+# mmapsnoop and shmsnoop on, and mapper's mmap and shm calls.
+echo enable mmapsnoop > $D/control || fail "enable mmapsnoop"
+echo enable shmsnoop > $D/control || fail "enable shmsnoop"
+echo 51 > /tmp/t51.file
 ( while :; do
 	"$W/memhog" 4 > /dev/null
+	"$W/mapper" /tmp/t51.file > /dev/null
 	echo 1 > /proc/sys/vm/compact_memory 2>/dev/null
 	echo 2 > /proc/sys/vm/drop_caches
 	sleep 0.3
@@ -126,6 +135,10 @@ sleep 0.1
 kill $churn; wait $churn 2>/dev/null
 churn=
 [ -s /tmp/ev.out ] || fail "no events streamed while compacting"
+for t in mmap shm; do
+	grep -q "^$t " /tmp/ev.out || fail "no $t events streamed while mapper ran"
+	grep -q . $D/$t || fail "$D/$t is empty while mapper ran"
+done
 # A killed reader may stop inside a line: drop a last partial one.
 [ "$(tail -c 1 /tmp/ev.out | od -An -c | tr -d ' ')" = '\n' ] || sed -i '$d' /tmp/ev.out
 check events /tmp/ev.out

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_syscall getppid|mmap [OPS [RUNS]]: the cost of a system call, for
+ * what mmapsnoop and shmsnoop cost in scripts/bench.
+ *
+ * getppid: a call neither tool records.  While either probe is on, every
+ * task takes the slow system call exit path (the sys_exit tracepoint), so
+ * this is the tax every process pays.  mmap: one 4 KiB anonymous mmap()
+ * and its munmap(), the call mmapsnoop records.  Each run times OPS ops
+ * and prints CLOCK_MONOTONIC ns per op; the last line is the median run
+ * (guest instructions per op under scripts/vm-run --icount).
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+int main(int argc, char **argv)
+{
+	long ops = argc > 2 ? atol(argv[2]) : 20000;
+	long runs = argc > 3 ? atol(argv[3]) : 5, run, i;
+	bool map;
+	double *per;
+
+	if (argc < 2 || (strcmp(argv[1], "getppid") && strcmp(argv[1], "mmap")) ||
+	    ops < 1 || runs < 1 || runs > 1000) {
+		fprintf(stderr, "usage: bench_syscall getppid|mmap [OPS [RUNS]]\n");
+		return 2;
+	}
+	map = !strcmp(argv[1], "mmap");
+	per = calloc(runs, sizeof(*per));
+	if (!per) {
+		perror("calloc");
+		return 1;
+	}
+	for (run = 0; run < runs; run++) {
+		long long t0 = now_ns();
+
+		for (i = 0; i < ops; i++) {
+			if (map) {
+				void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+				if (p == MAP_FAILED || munmap(p, 4096)) {
+					perror("mmap");
+					return 1;
+				}
+			} else {
+				/* syscall(): glibc must not answer from a cache. */
+				syscall(SYS_getppid);
+			}
+		}
+		per[run] = (double)(now_ns() - t0) / ops;
+		printf("run %ld ns_per_op %.1f\n", run, per[run]);
+	}
+	qsort(per, runs, sizeof(*per), cmp_double);
+	printf("median ns_per_op %.1f ops %ld\n", per[runs / 2], ops);
+	return 0;
+}

@@ -6,6 +6,8 @@
 #ifndef MEMSCOPE_WORKLOADS_BENCH_H
 #define MEMSCOPE_WORKLOADS_BENCH_H
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static inline long long now_ns(void)
@@ -21,6 +23,35 @@ static inline int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * RUNS runs of OPS calls of op(arg), each printed as "run N ns_per_op X",
+ * then "median ns_per_op X ops OPS".  Returns 0, or 1 when op() failed
+ * (it says why).
+ */
+static inline int bench_ops(long ops, long runs, int (*op)(void *), void *arg)
+{
+	double *per = calloc(runs, sizeof(*per));
+	long run, i;
+
+	if (!per) {
+		perror("calloc");
+		return 1;
+	}
+	for (run = 0; run < runs; run++) {
+		long long t0 = now_ns();
+
+		for (i = 0; i < ops; i++)
+			if (op(arg))
+				return 1;
+		per[run] = (double)(now_ns() - t0) / ops;
+		printf("run %ld ns_per_op %.1f\n", run, per[run]);
+	}
+	qsort(per, runs, sizeof(*per), cmp_double);
+	printf("median ns_per_op %.1f ops %ld\n", per[runs / 2], ops);
+	free(per);
+	return 0;
 }
 
 #endif

@@ -24,38 +24,28 @@
 
 #include "bench.h"
 
+static int pipe_op(void *arg)
+{
+	int fd[2];
+
+	(void)arg;
+	if (pipe2(fd, O_CLOEXEC)) {
+		perror("pipe2");
+		return 1;
+	}
+	close(fd[0]);
+	close(fd[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long ops = argc > 1 ? atol(argv[1]) : 20000;
-	long runs = argc > 2 ? atol(argv[2]) : 5, run, i;
-	double *per;
+	long runs = argc > 2 ? atol(argv[2]) : 5;
 
 	if (ops < 1 || runs < 1 || runs > 1000) {
 		fprintf(stderr, "usage: bench_alloc [OPS [RUNS]]\n");
 		return 2;
 	}
-	per = calloc(runs, sizeof(*per));
-	if (!per) {
-		perror("calloc");
-		return 1;
-	}
-	for (run = 0; run < runs; run++) {
-		long long t0 = now_ns();
-
-		for (i = 0; i < ops; i++) {
-			int fd[2];
-
-			if (pipe2(fd, O_CLOEXEC)) {
-				perror("pipe2");
-				return 1;
-			}
-			close(fd[0]);
-			close(fd[1]);
-		}
-		per[run] = (double)(now_ns() - t0) / ops;
-		printf("run %ld ns_per_op %.1f\n", run, per[run]);
-	}
-	qsort(per, runs, sizeof(*per), cmp_double);
-	printf("median ns_per_op %.1f ops %ld\n", per[runs / 2], ops);
-	return 0;
+	return bench_ops(ops, runs, pipe_op, NULL);
 }

@@ -11,7 +11,6 @@
  * (guest instructions per op under scripts/vm-run --icount).
  */
 #define _GNU_SOURCE
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,45 +21,35 @@
 
 #include "bench.h"
 
+static int getppid_op(void *arg)
+{
+	(void)arg;
+	/* syscall(): glibc must not answer from a cache. */
+	syscall(SYS_getppid);
+	return 0;
+}
+
+static int mmap_op(void *arg)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)arg;
+	if (p == MAP_FAILED || munmap(p, 4096)) {
+		perror("mmap");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long ops = argc > 2 ? atol(argv[2]) : 20000;
-	long runs = argc > 3 ? atol(argv[3]) : 5, run, i;
-	bool map;
-	double *per;
+	long runs = argc > 3 ? atol(argv[3]) : 5;
 
 	if (argc < 2 || (strcmp(argv[1], "getppid") && strcmp(argv[1], "mmap")) ||
 	    ops < 1 || runs < 1 || runs > 1000) {
 		fprintf(stderr, "usage: bench_syscall getppid|mmap [OPS [RUNS]]\n");
 		return 2;
 	}
-	map = !strcmp(argv[1], "mmap");
-	per = calloc(runs, sizeof(*per));
-	if (!per) {
-		perror("calloc");
-		return 1;
-	}
-	for (run = 0; run < runs; run++) {
-		long long t0 = now_ns();
-
-		for (i = 0; i < ops; i++) {
-			if (map) {
-				void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-				if (p == MAP_FAILED || munmap(p, 4096)) {
-					perror("mmap");
-					return 1;
-				}
-			} else {
-				/* syscall(): glibc must not answer from a cache. */
-				syscall(SYS_getppid);
-			}
-		}
-		per[run] = (double)(now_ns() - t0) / ops;
-		printf("run %ld ns_per_op %.1f\n", run, per[run]);
-	}
-	qsort(per, runs, sizeof(*per), cmp_double);
-	printf("median ns_per_op %.1f ops %ld\n", per[runs / 2], ops);
-	return 0;
+	return bench_ops(ops, runs, strcmp(argv[1], "mmap") ? getppid_op : mmap_op, NULL);
 }

@@ -60,6 +60,7 @@ static int ms_show(struct seq_file *m, void *unused)
 		seq_printf(m, "fault_hook %s\n", ms_fault_hook());
 		seq_printf(m, "memleak_size %u memleak_sample %u\n", ms_leak_size(),
 			   ms_leak_sample_rate());
+		seq_printf(m, "ustack_depth %u\n", ms_ustack_depth);
 		return 0;
 	case MS_F_PROBES:
 		ms_probes_show(m);
@@ -220,6 +221,8 @@ static const struct ms_file ms_files[] = {
 	MS_F("swapins_by_cgroup", MS_F_TABLE, MS_T_SWAPINS_BY_CGROUP),
 	MS_F("memleak", MS_F_LEAK, 0),
 	MS_F("slab", MS_F_TABLE, MS_T_SLAB),
+	MS_F("faults_by_stack", MS_F_TABLE, MS_T_FAULTS_BY_STACK),
+	MS_F("brk_by_stack", MS_F_TABLE, MS_T_BRK_BY_STACK),
 	MS_F("oom", MS_F_RING, MS_EV_OOM),
 	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
 	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),

@@ -12,6 +12,11 @@ unsigned int ms_table_size = 1024;
 module_param_named(table_size, ms_table_size, uint, 0400);
 MODULE_PARM_DESC(table_size, "Rows per table (rounded up to a power of two, 16..65536)");
 
+/* Frames per user stack (ustack.c), in each row of the stack tables. */
+unsigned int ms_ustack_depth = 32;
+module_param_named(ustack_depth, ms_ustack_depth, uint, 0400);
+MODULE_PARM_DESC(ustack_depth, "Frames kept per user stack, in faults_by_stack and brk_by_stack (1..127)");
+
 unsigned int ms_ring_size = 256;
 module_param_named(ring_size, ms_ring_size, uint, 0400);
 MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream (16..65536)");
@@ -19,12 +24,13 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
 /*
  * Everything memscope allocates is fixed at load: this is the whole
  * footprint, reported in `version` (the README gives it in numbers):
- *   5 tables * table_size * sizeof(struct ms_row)
+ *   10 tables * table_size * sizeof(struct ms_row)
  * + (64 + 5 * ring_size) * sizeof(struct ms_event)
  * + cpus * the module's per-CPU section (stats, histograms, probe hits)
  * + kretprobe instances (maxactive * (instance + data))
  * + begin/end pairing slots (vmscan.c, fixed)
- * + memleak's table (memleak_size * its 64-byte slot).
+ * + memleak's table (memleak_size * its 64-byte slot)
+ * + the stack tables' frames (2 * table_size * ustack_depth * 8).
  * The module's own text and data are not in it: lsmod shows those.
  */
 size_t ms_footprint(void)
@@ -66,6 +72,11 @@ static int __init memscope_init(void)
 	ms_ring_size = clamp(ms_ring_size, 16U, 65536U);
 
 	/* Parameters first: a bad one fails the load before anything is set up. */
+	if (ms_ustack_depth < 1 || ms_ustack_depth > MS_USTACK_MAX_DEPTH) {
+		pr_err("memscope: ustack_depth=%u: use 1 to %u frames\n", ms_ustack_depth,
+		       MS_USTACK_MAX_DEPTH);
+		return -EINVAL;
+	}
 	err = ms_faults_init();
 	if (err)
 		return err;
@@ -84,6 +95,7 @@ static int __init memscope_init(void)
 	ms_compaction_init();
 	ms_slabtop_init();
 	ms_syscalls_init();
+	ms_ustacks_init();
 	err = ms_memleak_init();
 	if (err)
 		goto err_memleak;

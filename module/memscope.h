@@ -162,7 +162,8 @@ struct ms_probe {
 	X(kmalloc) X(kmem_cache_alloc) X(kmalloc_node)			\
 	X(kmem_cache_alloc_node) X(page_alloc) X(percpu_alloc)		\
 	X(slab_free) X(slab_free_bulk) X(slab_alloc) X(slab_alloc_node)	\
-	X(slab_alloc_lru) X(slab_alloc_bulk) X(mmap) X(shm)
+	X(slab_alloc_lru) X(slab_alloc_bulk) X(mmap) X(shm)		\
+	X(fault_stacks) X(brk)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };
@@ -203,6 +204,7 @@ struct ms_row {
 	u32 pid;			/* tgid, for the per-process tables */
 	u32 ready;			/* name and pid published */
 	u32 base;			/* slot * ncols: its counters' index */
+	u32 depth;			/* MS_TK_STACK: frames in the row's stack */
 	char name[MS_NAME_LEN];
 };
 
@@ -211,6 +213,7 @@ enum ms_table_kind {
 	MS_TK_NAME,			/* a name; rows with equal names merge */
 	MS_TK_CGROUP,			/* a cgroup2 id, shown as its path */
 	MS_TK_PTR,			/* a kernel function, shown by name */
+	MS_TK_STACK,			/* (tgid, process name, user stack) */
 };
 
 struct ms_table {
@@ -221,6 +224,7 @@ struct ms_table {
 	unsigned int size;		/* power of two */
 	struct ms_row *rows;
 	local64_t **cnt;		/* [cpu][slot * ncols + col] */
+	unsigned long *frames;		/* MS_TK_STACK: [slot * ms_ustack_depth + i] */
 };
 
 enum ms_table_id {
@@ -232,6 +236,8 @@ enum ms_table_id {
 	MS_T_FAULTS_BY_CGROUP,
 	MS_T_SWAPINS_BY_CGROUP,
 	MS_T_SLAB,
+	MS_T_FAULTS_BY_STACK,
+	MS_T_BRK_BY_STACK,
 	MS_NR_TABLES,
 };
 extern struct ms_table ms_tables[MS_NR_TABLES];
@@ -486,6 +492,7 @@ int ms_vmscan_init(void);
 int ms_compaction_init(void);
 int ms_slabtop_init(void);
 int ms_syscalls_init(void);
+int ms_ustacks_init(void);
 
 /* Front end: debugfs, or procfs with procfs=1. */
 int ms_fs_init(void);
@@ -497,6 +504,8 @@ size_t ms_escape(char *dst, size_t len, const char *src);
 void ms_events_shutdown(void);
 
 extern unsigned int ms_table_size;
+extern unsigned int ms_ustack_depth;
+#define MS_USTACK_MAX_DEPTH 127
 extern unsigned int ms_ring_size;
 
 #endif /* _MEMSCOPE_H */

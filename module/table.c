@@ -80,6 +80,14 @@ struct ms_table ms_tables[MS_NR_TABLES] = {
 		.file = "slab", .header = "# cache allocs frees bytes",
 		.kind = MS_TK_NAME, .ncols = 3,
 	},
+	[MS_T_FAULTS_BY_STACK] = {
+		.file = "faults_by_stack", .header = "# pid comm faults depth stack",
+		.kind = MS_TK_STACK, .ncols = 1,
+	},
+	[MS_T_BRK_BY_STACK] = {
+		.file = "brk_by_stack", .header = "# pid comm brk depth stack",
+		.kind = MS_TK_STACK, .ncols = 1,
+	},
 };
 
 /* The row's process has exited, or exec'd under another name. */
@@ -112,7 +120,7 @@ static bool ms_row_stale(struct ms_table *t, struct ms_row *row)
 {
 	u64 seen = READ_ONCE(row->seen);
 
-	if (t->kind == MS_TK_TASK && ms_task_gone(row))
+	if ((t->kind == MS_TK_TASK || t->kind == MS_TK_STACK) && ms_task_gone(row))
 		return true;
 	/* A reader saw its count, and it has not moved since. */
 	return seen && (u64)ms_row_col0(t, row) + 1 == seen;
@@ -236,6 +244,12 @@ static size_t ms_table_cnt_bytes(const struct ms_table *t)
 	return array_size(t->size, t->ncols * sizeof(local64_t));
 }
 
+/* A stack table keeps each row's frames beside it: they live and die with the row. */
+static size_t ms_table_frames_bytes(const struct ms_table *t)
+{
+	return array3_size(t->size, ms_ustack_depth, sizeof(unsigned long));
+}
+
 int ms_tables_init(void)
 {
 	unsigned int j;
@@ -251,6 +265,11 @@ int ms_tables_init(void)
 			goto err;
 		for (j = 0; j < t->size; j++)
 			t->rows[j].base = j * t->ncols;
+		if (t->kind == MS_TK_STACK) {
+			t->frames = vzalloc(ms_table_frames_bytes(t));
+			if (!t->frames)
+				goto err;
+		}
 		for_each_possible_cpu(cpu) {
 			t->cnt[cpu] = vzalloc_node(ms_table_cnt_bytes(t), cpu_to_node(cpu));
 			if (!t->cnt[cpu])
@@ -277,6 +296,8 @@ void ms_tables_exit(void)
 				vfree(t->cnt[cpu]);
 		kfree(t->cnt);
 		t->cnt = NULL;
+		vfree(t->frames);
+		t->frames = NULL;
 		vfree(t->rows);
 		t->rows = NULL;
 	}
@@ -287,9 +308,12 @@ size_t ms_tables_bytes(void)
 	size_t rows = roundup_pow_of_two(ms_table_size), bytes = 0;
 	int i;
 
-	for (i = 0; i < MS_NR_TABLES; i++)
+	for (i = 0; i < MS_NR_TABLES; i++) {
 		bytes += rows * sizeof(struct ms_row) + nr_cpu_ids * sizeof(local64_t *) +
 			 num_possible_cpus() * rows * ms_tables[i].ncols * sizeof(local64_t);
+		if (ms_tables[i].kind == MS_TK_STACK)
+			bytes += rows * ms_ustack_depth * sizeof(unsigned long);
+	}
 	return bytes;
 }
 
@@ -328,6 +352,8 @@ void ms_tables_reset(void)
 struct ms_snap {
 	u64 aux;
 	u32 pid;
+	u32 depth;			/* MS_TK_STACK: frames at frames[i * ms_ustack_depth] */
+	u32 i;
 	char name[MS_NAME_LEN];
 	s64 v[MS_TABLE_COLS];
 };
@@ -335,6 +361,7 @@ struct ms_snap {
 struct ms_table_iter {
 	struct ms_table *t;
 	unsigned int n;
+	unsigned long *frames;		/* MS_TK_STACK: each row's, by ms_snap.i */
 	struct ms_snap snap[];
 };
 
@@ -419,6 +446,14 @@ static noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
 	if (!it)
 		return NULL;
 	it->t = t;
+	it->frames = NULL;
+	if (t->frames) {
+		it->frames = kvmalloc(ms_table_frames_bytes(t), GFP_KERNEL);
+		if (!it->frames) {
+			kvfree(it);
+			return NULL;
+		}
+	}
 	for (i = 0; i < t->size; i++) {
 		struct ms_row *row = &t->rows[i];
 		struct ms_snap *s = &it->snap[n];
@@ -428,6 +463,12 @@ static noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
 			continue;
 		s->aux = row->aux;
 		s->pid = row->pid;
+		s->i = n;
+		if (t->frames) {
+			s->depth = min(READ_ONCE(row->depth), ms_ustack_depth);
+			memcpy(&it->frames[n * ms_ustack_depth], &t->frames[i * ms_ustack_depth],
+			       s->depth * sizeof(unsigned long));
+		}
 		memcpy(s->name, row->name, sizeof(s->name));
 		s->name[MS_NAME_LEN - 1] = '\0';
 		for (c = 0; c < MS_TABLE_COLS; c++) {
@@ -437,7 +478,7 @@ static noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
 			for_each_possible_cpu(cpu)
 				s->v[c] += local64_read(&t->cnt[cpu][i * t->ncols + c]);
 		}
-		/* Reused while we copied: its name may be torn.  Skip it. */
+		/* Reused while we copied: its name or frames may be torn.  Skip it. */
 		smp_rmb();
 		if (READ_ONCE(row->key) != key || !READ_ONCE(row->ready))
 			continue;
@@ -448,7 +489,7 @@ static noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
 	}
 	for (i = 0; i < n; i++)
 		ms_snap_name(t, &it->snap[i]);
-	if (t->kind != MS_TK_TASK)
+	if (t->kind != MS_TK_TASK && t->kind != MS_TK_STACK)
 		n = ms_snap_merge(it->snap, n, t->ncols);
 	sort(it->snap, n, sizeof(*it->snap), ms_snap_cmp, NULL);
 	it->n = n;
@@ -485,11 +526,19 @@ static int ms_table_seq_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s\n", t->header);
 		return 0;
 	}
-	if (t->kind == MS_TK_TASK)
+	if (t->kind == MS_TK_TASK || t->kind == MS_TK_STACK)
 		seq_printf(m, "%u ", s->pid);
 	ms_seq_escape(m, s->name);
 	for (c = 0; c < t->ncols; c++)
 		seq_printf(m, " %lld", s->v[c]);
+	if (t->kind == MS_TK_STACK) {
+		const unsigned long *f = &it->frames[s->i * ms_ustack_depth];
+
+		/* Innermost first, user addresses: never a kernel one. */
+		seq_printf(m, " %u %s", s->depth, s->depth ? "" : "-");
+		for (c = 0; c < s->depth; c++)
+			seq_printf(m, "%s0x%lx", c ? "," : "", f[c]);
+	}
 	seq_putc(m, '\n');
 	return 0;
 }
@@ -501,6 +550,13 @@ const struct seq_operations ms_table_seq_ops = {
 	.show = ms_table_seq_show,
 };
 
+static void ms_table_iter_free(struct ms_table_iter *it)
+{
+	if (it)
+		kvfree(it->frames);
+	kvfree(it);
+}
+
 int ms_table_open(struct file *file, struct ms_table *t)
 {
 	struct ms_table_iter *it = ms_table_snapshot(t);
@@ -510,7 +566,7 @@ int ms_table_open(struct file *file, struct ms_table *t)
 		return -ENOMEM;
 	err = seq_open(file, &ms_table_seq_ops);
 	if (err) {
-		kvfree(it);
+		ms_table_iter_free(it);
 		return err;
 	}
 	((struct seq_file *)file->private_data)->private = it;
@@ -521,6 +577,6 @@ int ms_table_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
 
-	kvfree(m->private);
+	ms_table_iter_free(m->private);
 	return seq_release(inode, file);
 }

@@ -522,7 +522,7 @@ static void describe_probe(char *buf, size_t size, const struct ms_probe *p)
  * named as the tool): probe says whether the family is on, or why it
  * cannot be.  cost ends "its probes ... so they are off until enabled".
  */
-int ms_check_optin(const char *tool, const char *probe, const char *cost)
+int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost)
 {
 	struct ms_probes pr;
 	int ret = 0;
@@ -536,8 +536,8 @@ int ms_check_optin(const char *tool, const char *probe, const char *cost)
 		if (strcmp(p->name, probe))
 			continue;
 		if (p->st == MS_PROBE_DISABLED) {
-			ms_fail("%s is off: %s, so they are off until enabled; run `echo enable %s > %s/control` (or load memscope with %s=1), then run memscope %s again",
-				tool, cost, tool, ms_dir(), tool, tool);
+			ms_fail("%s is off: %s, so it is off until enabled; run `echo enable %s > %s/control` (or load memscope with %s=1), then run memscope %s again",
+				family, cost, family, ms_dir(), family, tool);
 			ret = -1;
 		} else if (p->st != MS_PROBE_ATTACHED) {
 			ms_fail("%s has no data: probe %s (%s) is %s on this kernel: %s, see `memscope status`",

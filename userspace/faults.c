@@ -198,6 +198,8 @@ int cmd_faults(const struct ms_opts *o)
 {
 	struct faults_ctx c = { .o = o, .by_file = false };
 
+	if (o->stacks)
+		return cmd_fault_stacks(o);
 	if (ms_check_probes("faults", fault_probes))
 		return 1;
 	return ms_run_interval(o, &faults_ops, &c);

@@ -16,9 +16,9 @@ static const struct ms_tool tools[] = {
 	{ "status", cmd_status, 0,
 	  "status",
 	  "module version, kernel, and each probe's state, hits and misses" },
-	{ "faults", cmd_faults, OPT_PID | OPT_CGROUP | OPT_HIST | OPT_INTERVAL,
-	  "faults [-p PID | -c CGROUP] [--hist] [INTERVAL [COUNT]]",
-	  "page faults by process (-c: by cgroup), totals by class, latency histogram" },
+	{ "faults", cmd_faults, OPT_PID | OPT_CGROUP | OPT_HIST | OPT_STACKS | OPT_INTERVAL,
+	  "faults [-p PID | -c CGROUP] [--hist | --stacks] [INTERVAL [COUNT]]",
+	  "page faults by process (-c: by cgroup), totals by class, latency histogram; --stacks: by user stack, folded (enable faultstacks first)" },
 	{ "ffaults", cmd_ffaults, OPT_INTERVAL,
 	  "ffaults [INTERVAL [COUNT]]",
 	  "page faults by file name" },
@@ -55,6 +55,12 @@ static const struct ms_tool tools[] = {
 	{ "shmsnoop", cmd_shmsnoop, OPT_PID | OPT_LAST,
 	  "shmsnoop [-T] [-p PID] [--last]",
 	  "each shmget, shmat, shmdt and shmctl call (enable shmsnoop first)" },
+	{ "brkstack", cmd_brkstack, OPT_PID | OPT_INTERVAL,
+	  "brkstack [-p PID] [INTERVAL [COUNT]]",
+	  "brk() calls by user stack, folded for flame graphs (enable brkstack first)" },
+	{ "flamegraph", cmd_flamegraph, OPT_FILE | OPT_TITLE,
+	  "flamegraph [--title TEXT] [FILE]",
+	  "folded stacks (FILE or standard input) to an SVG flame graph on standard output" },
 	{ "top", cmd_top, OPT_DELAY | OPT_INTERVAL,
 	  "top [-d SECONDS] [INTERVAL [COUNT]]",
 	  "live dashboard of memory rates (q quits)" },
@@ -81,7 +87,7 @@ static void usage_all(FILE *fp)
 		"                    -h[elp] | -V | --version }\n"
 		"       TOOL := { status | faults | ffaults | swapin | hfaults | oomkill |\n"
 		"                 drsnoop | vmscan | shrinkers | compact | memleak | slabtop |\n"
-		"                 mmapsnoop | shmsnoop | top | export }\n"
+		"                 mmapsnoop | shmsnoop | brkstack | flamegraph | top | export }\n"
 		"       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
 		"       COUNT := number of reports; none: until Ctrl-C\n"
 		"\n");
@@ -259,6 +265,17 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 		} else if (!strcmp(a, "--hist")) {
 			o->hist = true;
 			used |= OPT_HIST;
+		} else if (!strcmp(a, "--stacks")) {
+			o->stacks = true;
+			used |= OPT_STACKS;
+		} else if (is_opt(a, NULL, "--title")) {
+			v = opt_value(argc, argv, &i, "--title");
+			if (!v) {
+				print_error("--title needs a text, e.g. --title \"Page faults\"");
+				return ARGS_BAD;
+			}
+			o->title = v;
+			used |= OPT_TITLE;
 		} else if (!strcmp(a, "--last")) {
 			o->last = true;
 			used |= OPT_LAST;
@@ -307,13 +324,29 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			    (used & ~(*tool)->opts) & OPT_CGROUP ? "-c" :
 			    (used & ~(*tool)->opts) & OPT_DELAY ? "-d" :
 			    (used & ~(*tool)->opts) & OPT_TOP ? "--top" :
-			    (used & ~(*tool)->opts) & OPT_MIN_AGE ? "-o" : "--prometheus",
+			    (used & ~(*tool)->opts) & OPT_MIN_AGE ? "-o" :
+			    (used & ~(*tool)->opts) & OPT_STACKS ? "--stacks" :
+			    (used & ~(*tool)->opts) & OPT_TITLE ? "--title" : "--prometheus",
 			    (*tool)->usage);
+		return ARGS_BAD;
+	}
+	if (o->stacks && (o->cgroup || o->hist)) {
+		print_error("--stacks counts by user stack and process: it takes -p PID, not %s, usage: memscope %s",
+			    o->cgroup ? "-c" : "--hist", (*tool)->usage);
 		return ARGS_BAD;
 	}
 	if (o->has_pid && o->cgroup) {
 		print_error("give -p PID or -c CGROUP, not both, usage: memscope %s", (*tool)->usage);
 		return ARGS_BAD;
+	}
+	if ((*tool)->opts & OPT_FILE) {
+		if (npos > 1) {
+			print_error("too many arguments (\"%s\"), usage: memscope %s", pos[1],
+				    (*tool)->usage);
+			return ARGS_BAD;
+		}
+		o->file = pos[0];
+		return ARGS_OK;
 	}
 	if (npos && !((*tool)->opts & OPT_INTERVAL)) {
 		print_error("%s takes no INTERVAL or COUNT (got \"%s\"), usage: memscope %s",
@@ -374,6 +407,9 @@ int main(int argc, char **argv)
 	}
 	if (tool->run == cmd_help)
 		return cmd_help(&o);
+	/* Needs no module: it reads what a tool printed. */
+	if (tool->run == cmd_flamegraph)
+		return cmd_flamegraph(&o) ? 1 : 0;
 	ms_signals_init();
 	if (ms_locate_dir(dir))
 		return 1;

@@ -35,6 +35,9 @@ enum {
 	OPT_CGROUP	= 1 << 7,
 	OPT_TOP		= 1 << 8,
 	OPT_MIN_AGE	= 1 << 9,
+	OPT_STACKS	= 1 << 10,
+	OPT_FILE	= 1 << 11,	/* a FILE argument instead of INTERVAL */
+	OPT_TITLE	= 1 << 12,
 };
 
 struct ms_opts {
@@ -55,6 +58,9 @@ struct ms_opts {
 	uint64_t top;
 	bool has_min_age;	/* memleak -o MIN_AGE_MS */
 	uint64_t min_age_ms;
+	bool stacks;		/* faults --stacks */
+	const char *file;	/* flamegraph FILE */
+	const char *title;	/* flamegraph --title */
 };
 
 struct ms_tool {
@@ -86,7 +92,8 @@ void ms_warn_diag(const char *name, const struct ms_diag *d);
  * -1 (with an error printed) when none of them is usable.
  */
 int ms_check_probes(const char *tool, const char *const *patterns);
-int ms_check_optin(const char *tool, const char *probe, const char *cost);
+/* tool: the command to run again; family: what `enable` takes */
+int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost);
 void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* interval.c: vmstat-style INTERVAL [COUNT], signals, time */
@@ -163,6 +170,9 @@ int cmd_oomkill(const struct ms_opts *o);
 int cmd_drsnoop(const struct ms_opts *o);
 int cmd_mmapsnoop(const struct ms_opts *o);
 int cmd_shmsnoop(const struct ms_opts *o);
+int cmd_fault_stacks(const struct ms_opts *o);
+int cmd_brkstack(const struct ms_opts *o);
+int cmd_flamegraph(const struct ms_opts *o);
 int cmd_vmscan(const struct ms_opts *o);
 int cmd_memleak(const struct ms_opts *o);
 int cmd_slabtop(const struct ms_opts *o);

@@ -63,6 +63,28 @@ static inline long ms_copy_from_kernel_nofault(void *dst, const void *src, size_
 #endif /* !MS_HAVE_COPY_FROM_KERNEL_NOFAULT */
 
 /*
+ * [4.18, 5.8): no copy_from_user_nofault().  What it does, from 5.8: a
+ * range check, then an atomic copy that fails where it would fault.  For
+ * probe context, on the running task's own user memory.
+ */
+#ifdef MS_HAVE_COPY_FROM_USER_NOFAULT
+#define ms_copy_from_user_nofault copy_from_user_nofault
+#else
+static inline long ms_copy_from_user_nofault(void *dst, const void __user *src, size_t size)
+{
+	unsigned long a = (unsigned long)src;
+	long ret = -EFAULT;
+
+	if (a < TASK_SIZE && size <= TASK_SIZE - a) {
+		pagefault_disable();
+		ret = __copy_from_user_inatomic(dst, src, size) ? -EFAULT : 0;
+		pagefault_enable();
+	}
+	return ret;
+}
+#endif /* MS_HAVE_COPY_FROM_USER_NOFAULT */
+
+/*
  * [4.18, 5.16): no folios.  Only probes on folio functions (swap_read_folio
  * 6.8, zswap_load 6.5) ask for a folio's size, and those functions do not
  * exist on such kernels, so this is never reached; it keeps swap.c free of

@@ -23,6 +23,9 @@ has include/linux/fs.h '[^_]no_llseek' && echo -DMS_HAVE_NO_LLSEEK
 # probe_kernel_read() became copy_from_kernel_nofault() in 5.8.
 has include/linux/uaccess.h 'long copy_from_kernel_nofault\(' &&
 	echo -DMS_HAVE_COPY_FROM_KERNEL_NOFAULT
+# copy_from_user_nofault() came in 5.8 (probe_user_read() in 5.3).
+has include/linux/uaccess.h 'long copy_from_user_nofault\(' &&
+	echo -DMS_HAVE_COPY_FROM_USER_NOFAULT
 # Folios came in 5.16.
 has include/linux/mm.h 'folio_nr_pages\(' && echo -DMS_HAVE_FOLIO_NR_PAGES
 # kernfs_node.parent became the RCU pointer __parent in 6.15.

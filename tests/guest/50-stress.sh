@@ -21,8 +21,9 @@
 # the other CPU: this shell, and so every insmod and rmmod, runs on CPU 0;
 # the fault and reclaim loads run on CPU 1.  Every third cycle also turns
 # memleak on (memleak=1), whose kmalloc, kfree and page handlers run on
-# both CPUs all the time, and every third other one mmapsnoop and shmsnoop,
-# whose sys_exit handlers run at the end of every system call.  The boots run under single-threaded TCG
+# both CPUs all the time, and every third other one mmapsnoop, shmsnoop and
+# brkstack, whose sys_exit handlers run at the end of every system call,
+# and faultstacks, which walks the user stack at every fault.  The boots run under single-threaded TCG
 # (run-all exports VM_ACCEL=tcg,thread=single): under QEMU's default
 # multi-threaded TCG, 2-vCPU runs of this test twice ended in "Oops: int3"
 # where the kernel had just patched its text (a tracepoint's static branch
@@ -154,7 +155,7 @@ while [ $i -lt "$CYCLES" ]; do
 		leak=
 		[ $((i % 3)) = 1 ] && leak=memleak=1
 		# sys_exit's handlers, on every system call of both CPUs.
-		[ $((i % 3)) = 2 ] && leak="mmapsnoop=1 shmsnoop=1"
+		[ $((i % 3)) = 2 ] && leak="mmapsnoop=1 shmsnoop=1 brkstack=1 faultstacks=1"
 		# shellcheck disable=SC2086 # $PARAMS: a list of insmod parameters, maybe none
 		insmod "$KO" $leak $PARAMS || fail "cycle $i: insmod $leak"
 		cat $D/events > /dev/null 2>/tmp/reader.err &

@@ -43,7 +43,7 @@ MM="time_ns=$N pid=$N comm=$F size=$N prot=[-r][-w][-x]\\+? flags=$F off=$N err=
 SHM="time_ns=$N pid=$N comm=$F call=(shmget key=0x[0-9a-f]{8} size=$N flags=$F id=-?$N|shmat id=-?$N flags=$F|shmdt|shmctl id=-?$N cmd=$F) err=-?$N"
 grammar() {	# grammar FILE: the ERE every line of FILE must match
 	case $1 in
-	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N memleak_sample $N)\$" ;;
+	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N memleak_sample $N|ustack_depth $N)\$" ;;
 	probes) echo "^(# name target state hits missed|[a-z_0-9]+ $F (attached|disabled|unavailable:[a-z_0-9]+) $N $N)\$" ;;
 	stats) echo "^[a-z_0-9]+ $N\$" ;;
 	faults_by_pid) echo "^(# pid comm faults major|$N $F $N $N)\$" ;;
@@ -55,6 +55,8 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	swapins_by_cgroup) echo "^(# cgroup swapins|$F $N)\$" ;;
 	memleak) echo "^(# site allocs bytes oldest_ms|$F $N $N $N)\$" ;;
 	slab) echo "^(# cache allocs frees bytes|$F $N $N $N)\$" ;;
+	faults_by_stack) echo "^(# pid comm faults depth stack|$N $F $N ($N (0x[0-9a-f]+,)*0x[0-9a-f]+|0 -))\$" ;;
+	brk_by_stack) echo "^(# pid comm brk depth stack|$N $F $N ($N (0x[0-9a-f]+,)*0x[0-9a-f]+|0 -))\$" ;;
 	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$LA confirmed=[01] gfp_flags=$GFP\$" ;;
 	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;
 	compaction) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS\$" ;;
@@ -82,13 +84,16 @@ check() {
 }
 
 # Data that changes underneath the readers, and content in every file:
-# mmapsnoop and shmsnoop on, and mapper's mmap and shm calls.
-echo enable mmapsnoop > $D/control || fail "enable mmapsnoop"
-echo enable shmsnoop > $D/control || fail "enable shmsnoop"
+# mmapsnoop, shmsnoop, faultstacks and brkstack on, mapper's mmap and shm
+# calls and stacker's faults and brk calls.
+for f in mmapsnoop shmsnoop faultstacks brkstack; do
+	echo enable $f > $D/control || fail "enable $f"
+done
 echo 51 > /tmp/t51.file
 ( while :; do
 	"$W/memhog" 4 > /dev/null
 	"$W/mapper" /tmp/t51.file > /dev/null
+	"$W/stacker" 20 20 2 2 < /dev/null > /dev/null
 	echo 1 > /proc/sys/vm/compact_memory 2>/dev/null
 	echo 2 > /proc/sys/vm/drop_caches
 	sleep 0.3

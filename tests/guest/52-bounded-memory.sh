@@ -25,7 +25,8 @@ MANY=/tmp/bounded-files
 
 # The README's formula, as the README writes it ("560 T + ... + 99552"),
 # over T, R, C (possible CPUs), P (the .ko's .data..percpu size), H
-# (1 when the fault hook is an fprobe) and L (memleak's table slots).
+# (1 when the fault hook is an fprobe), L (memleak's table slots) and D
+# (frames per user stack).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
@@ -38,10 +39,14 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" \
+	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
+# vpages BYTES: the pages vmalloc() takes for BYTES: its own, and above 512
+# of them the array of page pointers, vmalloc()ed too ("vpages" in
+# /proc/vmallocinfo, under the same caller).
+vpages() { _n=$(pages "$1"); [ $((_n * 8)) -le 4096 ] || _n=$((_n + $(pages $((_n * 8))))); echo "$_n"; }
 vmalloc_pages() {	# the kernel's count of pages vmalloc()ed by memscope
 	awk '/\[memscope\]/ { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) {
 		sub("pages=", "", $i); n += $i } } END { print n + 0 }' /proc/vmallocinfo
@@ -49,12 +54,15 @@ vmalloc_pages() {	# the kernel's count of pages vmalloc()ed by memscope
 pow2() { p=1; while [ $p -lt "$1" ]; do p=$((p * 2)); done; echo $p; }
 diag "possible cpus $CPUS, per-CPU section $PCPU bytes"
 
-for tr in "1024 256 32768" "16 16 4096" "3000 1000 5000"; do
-	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE"
+for tr in "1024 256 32768 32" "16 16 4096 1" "3000 1000 5000 127"; do
+	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE USTACK_DEPTH"
 	set -- $tr
-	ms_load table_size="$1" ring_size="$2" memleak_size="$3"
+	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
-	L=$(pow2 "$3")
+	L=$(pow2 "$3") UD=$4
+	expect_eq "version: ustack_depth" "$(sed -n 's/^ustack_depth //p' $D/version)" "$UD"
+	# The two stack tables' frames, D per row.
+	stacks=$((2 * $(vpages $(($(pow2 "$1") * UD * 8)))))
 	expect_eq "version: memleak_size (memleak_size=$3)" "$(awk '$1 == "memleak_size" { print $2 }' $D/version)" "$L"
 	t=$(pow2 "$1")
 	# shellcheck disable=SC2046 # split the version line into fields
@@ -64,11 +72,11 @@ for tr in "1024 256 32768" "16 16 4096" "3000 1000 5000"; do
 	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint "$t" "$2")"
 	rows=$(pages $((104 * t))) oom=$(pages $((EV * 64))) ring=$(pages $((EV * $2)))
 	cnt=0
-	for nc in 2 2 1 1 3 2 1 3; do	# each table's columns, one array per CPU
+	for nc in 2 2 1 1 3 2 1 3 1 1; do	# each table's columns, one array per CPU
 		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))
 	done
-	expect_eq "vmalloc pages: 8 tables and their per-CPU counters, the oom ring, 5 rings, memleak's table" \
-		"$(vmalloc_pages)" $((8 * rows + cnt + oom + 5 * ring + $(pages $((64 * L)))))
+	expect_eq "vmalloc pages: 10 tables and their per-CPU counters and stack frames, the oom ring, 5 rings, memleak's table" \
+		"$(vmalloc_pages)" $((10 * rows + cnt + oom + 5 * ring + $(vpages $((64 * L))) + stacks))
 	ms_unload
 done
 

@@ -107,7 +107,7 @@ t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTER
 		has "  $tool" || return 1
 	done; }
 t "help lists every tool in grammar style" t_help
-t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID | -c CGROUP] [--hist] [INTERVAL [COUNT]]"; }
+t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID | -c CGROUP] [--hist | --stacks] [INTERVAL [COUNT]]"; }
 t "TOOL -h prints that tool's usage" t_tool_help
 t_prefix() { ms "${B[@]}" vm; rc_is 0 && has "TIME         S-SLABms  D-RECLAIMms  M-RECLAIMms KSWAPD WRITEPAGE"; }
 t "a prefix selects a tool (vm -> vmscan)" t_prefix
@@ -577,12 +577,73 @@ t_install() { make -s -C "$ROOT/userspace" install DESTDIR="$T/inst" PREFIX=/usr
 	make -s -C "$ROOT/userspace" uninstall DESTDIR="$T/inst" PREFIX=/usr > /dev/null &&
 	[ ! -e "$T/inst/usr/sbin/memscope" ] && [ ! -e "$T/inst/usr/share/man/man8/memscope.8" ]; }
 t "make install and uninstall (DESTDIR, PREFIX)" t_install
+# faults --stacks and brkstack name a live process's frames from its maps
+# and symbol table: a fixture table with frames inside stacker's own
+# functions (a static executable, so nm gives their addresses), folded
+# outermost first, rows of one stack added up, -p honoured, a stack with
+# no frames and a frame outside every mapping named.  Built without
+# libelf (LIBELF=0), the same rows come out as raw addresses, with a note.
+t_stacks_run() { # t_stacks_run CLI: fixture dir $T/stk, stacker's pid $spid
+	"$1" --dir "$T/stk" brkstack -p "$spid" > "$T/out" 2> "$T/err"; rc=$?
+}
+t_stacks() {
+	local W=$T/wl/stacker d=$T/stk g b m
+	make -s -C "$ROOT/tests/workloads" OUT="$T/wl" "$W" > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
+	mkdir -p "$T/nolibelf" && cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/nolibelf/" &&
+		make -s -C "$T/nolibelf" LIBELF=0 > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
+	rm -rf "$d" && cp -r "$FX/basic" "$d" && rm -f "$T/stk.in" && mkfifo "$T/stk.in" || return 1
+	"$W" 0 0 0 0 < "$T/stk.in" > "$T/stk.out" &
+	exec 4> "$T/stk.in"
+	for _ in $(seq 50); do grep -q '^done' "$T/stk.out" && break; sleep 0.1; done
+	spid=$(sed -n 's/^pid=//p' "$T/stk.out")
+	sym() { printf '0x%x' $((0x$(nm "$W" | awk -v s="$1" '$3 == s { print $1 }') + 8)); }
+	g=$(sym grow_heap) b=$(sym brk_a) m=$(sym main)
+	printf '# pid comm brk depth stack\n%s\n' \
+		"$spid stacker 4 3 $g,$b,$m" "$spid stacker 3 3 $g,$b,$m" "$spid stacker 2 0 -" \
+		"$spid stacker 1 2 $g,0x10" "1 init 9 1 $g" > "$d/brk_by_stack"
+	t_stacks_run "$M"
+	echo >&4; exec 4>&-; wait
+	rc_is 0 && line_is 1 "stacker;main;brk_a;grow_heap 7" && line_is 2 "stacker;[no user stack] 2" &&
+		line_is 3 "stacker;[unknown];grow_heap 1" && lacks init &&
+		has_err "folded stacks" && ! grep -q libelf "$T/err" || return 1
+	t_stacks_run "$T/nolibelf/memscope"
+	rc_is 0 && line_is 1 "stacker;$m;$b;$g 7" && has_err "built without libelf"
+}
+t "faults --stacks, brkstack: frames named from maps and symbols, folded; raw without libelf" t_stacks
+
+# flamegraph: folded stacks to a well-formed SVG that names every frame
+# with its count; malformed lines are skipped with a warning; no stacks at
+# all is an error that says what input it wants.
+t_flamegraph() {
+	printf 'w;main;fault_a;touch_pages 300\nw;main;fault_b;touch_pages 200\nw;a<b>&"c" 1\nnot folded\n' |
+		"$M" flamegraph --title 'Page faults' > "$T/out" 2> "$T/err"; rc=$?
+	rc_is 0 && has_err "skipped 1 of 4 lines" &&
+		python3 -c '
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+titles = [t.text for t in root.iter(ns + "title")]
+want = ["all (501, 100.00%)", "w (501, 100.00%)", "main (500, 99.80%)", "fault_a (300, 59.88%)",
+        "fault_b (200, 39.92%)", "touch_pages (300, 59.88%)", "touch_pages (200, 39.92%)",
+        "a<b>&\"c\" (1, 0.20%)"]
+missing = [w for w in want if w not in titles]
+if missing or len(titles) != len(want):
+    sys.exit("titles %r, missing %r" % (titles, missing))
+' "$T/out" || { show; return 1; }
+	printf 'nothing here\n' | "$M" flamegraph > "$T/out" 2> "$T/err"; rc=$?
+	rc_is 1 && has_err "no folded stacks in the input" &&
+		{ "$M" flamegraph /nonexistent > "$T/out" 2> "$T/err"; rc=$?; rc_is 1; } &&
+		has_err "cannot open /nonexistent"
+}
+t "flamegraph: folded stacks to a well-formed SVG; clear errors" t_flamegraph
+
 t_man() {
 	local man=$ROOT/userspace/memscope.8 w
 	if command -v groff >/dev/null; then
 		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
 	fi
 	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export \
+		mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \
 		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
 		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
 		fault_latency_ns compaction_ns MEMSCOPE_DIR; do

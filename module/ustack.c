@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks: page faults by user stack (the book's faults, 7.3.6, for
+ * flame graphs) and brk(2) calls by user stack (brkstack, 7.3.3).
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * stack_trace_save_user() is not exported to modules, so the walk is done
+ * here, as perf's x86 and arm64 user callchains do: the instruction
+ * pointer in the task's saved user registers, then the frame-pointer
+ * chain from its frame pointer, each frame record { next fp, return
+ * address } read without faulting.  handle_mm_fault() runs with mmap_lock
+ * held, so a read that would fault must fail instead: pagefault_disable()
+ * throughout.  The chain must climb the stack, so a loop or garbage ends
+ * it.  Code built without frame pointers (glibc, most distribution
+ * libraries) ends or skips frames: the depth is shown with every stack.
+ *
+ * The counts are two tables (table.c), keyed by (process, name, stack
+ * hash): faults_by_stack and brk_by_stack.  Each row keeps its stack's
+ * frames, up to ustack_depth, in its own slot beside it, written by the
+ * writer that claims the row before it publishes the row: a stack lives
+ * and is reused with its row, so a full table behaves as every other
+ * (stale rows reused, the rest counted in `dropped`).  A row shows its
+ * frames innermost first, as hexadecimal user addresses; `memscope` names
+ * them.
+ *
+ * Both probes cost on every fault or system call, so both are off until
+ * enabled: faultstacks (a kprobe on handle_mm_fault, beside the faults
+ * probe) and brkstack (the raw sys_exit tracepoint, as syscalls.c).
+ * Only x86-64 and arm64 are walked, and only native 64-bit tasks; a
+ * fault in a task without user registers (a kernel thread that borrowed
+ * an mm) counts with an empty stack.
+ */
+#include <linux/compat.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <asm/unistd.h>
+#include <asm/syscall.h>
+
+#include "memscope.h"
+
+static bool faultstacks;
+module_param(faultstacks, bool, 0400);
+MODULE_PARM_DESC(faultstacks, "Enable the fault_stacks probe at load (it walks the user stack on every fault)");
+
+static bool brkstack;
+module_param(brkstack, bool, 0400);
+MODULE_PARM_DESC(brkstack, "Enable the brk probe at load (it puts every system call on the slow exit path)");
+
+/* Where a stack is walked: preemption is off, and walks never nest. */
+static DEFINE_PER_CPU(unsigned long [MS_USTACK_MAX_DEPTH], ms_ustack_buf);
+
+/* The frame pointer of the saved user registers, and whether they are 64-bit. */
+#if defined(CONFIG_X86_64)
+#define MS_HAVE_USTACK
+#define ms_user_fp(regs)	((regs)->bp)
+#define ms_user_native(regs)	user_64bit_mode(regs)
+#elif defined(CONFIG_ARM64)
+#define MS_HAVE_USTACK
+#define ms_user_fp(regs)	((regs)->regs[29])
+#define ms_user_native(regs)	(!compat_user_mode(regs))
+#endif
+
+#ifdef MS_HAVE_USTACK
+/* In probe context: never sleeps, never faults. */
+static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
+{
+	struct pt_regs *regs;
+	unsigned long fp, frame[2];
+	unsigned int n = 0;
+
+	if (current->flags & PF_KTHREAD)
+		return 0;
+	regs = task_pt_regs(current);
+	if (!user_mode(regs) || !ms_user_native(regs))
+		return 0;
+	ip[n++] = instruction_pointer(regs);
+	fp = ms_user_fp(regs);
+	pagefault_disable();
+	while (n < max) {
+		if (!fp || fp & (sizeof(long) - 1) ||
+		    ms_copy_from_user_nofault(frame, (const void __user *)fp, sizeof(frame)))
+			break;
+		if (!frame[1])
+			break;
+		ip[n++] = frame[1];
+		/* Frames climb the stack: anything else is not a chain. */
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	pagefault_enable();
+	return n;
+}
+#else
+static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
+{
+	return 0;
+}
+#endif /* MS_HAVE_USTACK */
+
+static __always_inline u64 ms_ustack_hash(const unsigned long *ip, unsigned int n)
+{
+	u64 h = 0x84222325cbf29ce4ULL ^ n;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ip[i]) * 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 31;
+	return h;
+}
+
+/*
+ * Count one event for the running task's process, under its stack.  The
+ * row's key mixes tgid, process name (as ms_table_get_task()) and stack.
+ * In probe context, preemption disabled.  A walk never nests in another
+ * on its CPU: its reads cannot fault, so no fault_stacks probe runs inside
+ * it, and neither probe runs in interrupt context.
+ */
+static void ms_ustack_count(struct ms_table *t)
+{
+	unsigned long *ip = *this_cpu_ptr(&ms_ustack_buf);
+	struct task_struct *tsk = current;
+	const u64 *comm = (const u64 *)tsk->group_leader->comm;
+	unsigned int n = ms_ustack_walk(ip, ms_ustack_depth);
+	u64 c0 = READ_ONCE(comm[0]), c1 = READ_ONCE(comm[1]), key;
+	struct ms_row *row;
+
+	/*
+	 * Two stacks of one process with one hash share a row, which shows the
+	 * first one's frames: about one chance in 2^40 at 2^12 rows.
+	 */
+	key = ((u64)tsk->tgid << 32) ^ (c0 * 0x9e3779b97f4a7c15ULL) ^
+	      (c1 * 0xc2b2ae3d27d4eb4fULL) ^ (ms_ustack_hash(ip, n) * 0x165667b19e3779f9ULL);
+	key |= 1;
+	row = ms_table_hit(t, key) ?: ms_table_get(t, key);
+	if (!row)
+		return;
+	if (!READ_ONCE(row->ready)) {
+		/* Writers of one key write the same frames; the release publishes them. */
+		memcpy(&t->frames[(row - t->rows) * ms_ustack_depth], ip, n * sizeof(*ip));
+		WRITE_ONCE(row->depth, n);
+		ms_row_publish_task(row, tsk->tgid, c0, c1);
+	}
+	__ms_row_add(t, row, 0, 1);
+}
+
+/* Every fault, user or kernel mode, of a task with user registers. */
+static int ms_fault_stack(struct kprobe *kp, struct pt_regs *regs)
+{
+	ms_hit(MS_P_fault_stacks);
+	ms_ustack_count(&ms_tables[MS_T_FAULTS_BY_STACK]);
+	return 0;
+}
+
+static void ms_brk_exit(void *data, struct pt_regs *regs, long ret)
+{
+	if (likely(syscall_get_nr(current, regs) != __NR_brk) || in_compat_syscall())
+		return;
+	ms_hit(MS_P_brk);
+	/* A tracepoint handler: PREEMPT_RT runs it with only migration disabled. */
+	preempt_disable_notrace();
+	ms_ustack_count(&ms_tables[MS_T_BRK_BY_STACK]);
+	preempt_enable_notrace();
+}
+
+static const char *const ms_fault_stack_targets[] = { "handle_mm_fault", NULL };
+static const char *const ms_brk_targets[] = { "sys_exit", NULL };
+
+static struct ms_probe ms_fault_stack_probe = {
+	.name = "fault_stacks", .targets = ms_fault_stack_targets, .kind = MS_KPROBE,
+	.pre_handler = ms_fault_stack, .family = "faultstacks",
+};
+
+static struct ms_probe ms_brk_probe = {
+	.name = "brk", .targets = ms_brk_targets, .kind = MS_TRACEPOINT,
+	.tp_func = ms_brk_exit, .family = "brkstack",
+};
+
+int __init ms_ustacks_init(void)
+{
+#ifndef MS_HAVE_USTACK
+	ms_fault_stack_probe.unsupported = "no user stack walker for this architecture";
+	ms_brk_probe.unsupported = ms_fault_stack_probe.unsupported;
+#endif
+	ms_fault_stack_probe.default_off = !faultstacks;
+	ms_brk_probe.default_off = !brkstack;
+	ms_probe_add(&ms_fault_stack_probe, MS_P_fault_stacks);
+	ms_probe_add(&ms_brk_probe, MS_P_brk);
+	return 0;
+}

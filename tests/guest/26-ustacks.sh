@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# faults --stacks and brkstack: counts by user stack, against a workload of
+# known chains (tests/workloads/stacker, built with frame pointers), the
+# kernel's own fault count (getrusage) and strace.
+#   - Both probes are off at load, and each tool says how to turn it on.
+#   - The folded output holds the workload's chains, named from its symbol
+#     table, with exact counts: 300 faults from main;fault_a;touch_pages,
+#     200 from main;fault_b;touch_pages (what getrusage counted for each),
+#     1 brk from main;heap_base, 7 from main;brk_a;grow_heap, 5 from
+#     main;brk_b;grow_heap.
+#   - Run under strace, memscope counts as many brk calls for the process,
+#     whatever their stacks (libc's own included), as strace does.
+#   - A stack's depth is reported, and -p keeps other processes out.
+#   - memscope flamegraph turns the folded faults into a well-formed SVG
+#     that names fault_a and fault_b with their counts.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v strace > /dev/null || fail "strace is not installed (make deps installs it)"
+FIFO=/tmp/t26.fifo
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() { exec 3>&-; ms_unload 2>/dev/null; rm -f "$FIFO"; }
+trap cleanup EXIT
+
+ms_load
+expect_eq "probe fault_stacks at load" "$(probe_state fault_stacks)" disabled
+expect_eq "probe brk at load" "$(probe_state brk)" disabled
+"$CLI" brkstack > /tmp/t26.cli 2>&1 && fail "memscope brkstack ran with its probe off"
+grep -q "brkstack is off: .*echo enable brkstack > .*/control" /tmp/t26.cli ||
+	fail "memscope brkstack does not say how to enable it: $(cat /tmp/t26.cli)"
+"$CLI" faults --stacks > /tmp/t26.cli 2>&1 && fail "memscope faults --stacks ran with its probe off"
+grep -q "faultstacks is off: .*echo enable faultstacks > .*/control.*memscope faults --stacks again" \
+	/tmp/t26.cli || fail "memscope faults --stacks does not say how to enable it: $(cat /tmp/t26.cli)"
+
+echo enable faultstacks > $D/control || fail "enable faultstacks"
+echo enable brkstack > $D/control || fail "enable brkstack"
+expect_eq "probe fault_stacks after enable" "$(probe_state fault_stacks)" attached
+expect_eq "probe brk after enable" "$(probe_state brk)" attached
+
+# run [strace args]: start stacker 300 200 7 5 (under strace when asked),
+# wait for it to finish its work, and leave it waiting on fd 3.
+run() {
+	rm -f $FIFO /tmp/t26.out
+	mkfifo $FIFO || fail "mkfifo"
+	"$@" "$W/stacker" 300 200 7 5 < $FIFO > /tmp/t26.out &
+	exec 3> $FIFO
+	_t=0
+	until grep -q '^done' /tmp/t26.out 2>/dev/null; do
+		_t=$((_t + 1))
+		[ $_t -le 600 ] || fail "stacker did not finish: $(cat /tmp/t26.out)"
+		sleep 0.1
+	done
+	pid=$(sed -n 's/^pid=//p' /tmp/t26.out)
+}
+finish() { echo >&3; exec 3>&-; wait; }
+
+run
+"$CLI" faults --stacks -p "$pid" > /tmp/t26.faults 2> /tmp/t26.err ||
+	fail "memscope faults --stacks: $(cat /tmp/t26.err)"
+"$CLI" brkstack -p "$pid" > /tmp/t26.brk 2> /tmp/t26.err ||
+	fail "memscope brkstack: $(cat /tmp/t26.err)"
+"$CLI" -j brkstack -p "$pid" > /tmp/t26.brk.json 2> /tmp/t26.err ||
+	fail "memscope -j brkstack: $(cat /tmp/t26.err)"
+"$CLI" brkstack > /tmp/t26.brk.all 2> /tmp/t26.err || fail "memscope brkstack (all)"
+cp $D/brk_by_stack /tmp/t26.raw
+finish
+diag "stacker: $(tr '\n' ' ' < /tmp/t26.out)"
+grep -E 'fault_|brk_|heap_' /tmp/t26.faults /tmp/t26.brk | sed 's/^/# /'
+
+# chain FILE SUFFIX: the count of folded lines of stacker that end in SUFFIX.
+chain() {
+	awk -v s=";$2" '{ n = $NF; $NF = ""; sub(/ $/, "")
+		if (index($0, "stacker;") == 1 && substr($0, length($0) - length(s) + 1) == s) t += n
+	} END { print t + 0 }' "$1"
+}
+ka=$(sed -n 's/.*minflt_a=\([0-9]*\).*/\1/p' /tmp/t26.out)
+kb=$(sed -n 's/.*minflt_b=\([0-9]*\).*/\1/p' /tmp/t26.out)
+expect_eq "getrusage faults of fault_a" "$ka" 300
+expect_eq "getrusage faults of fault_b" "$kb" 200
+expect_eq "faults from main;fault_a;touch_pages" "$(chain /tmp/t26.faults main\;fault_a\;touch_pages)" "$ka"
+expect_eq "faults from main;fault_b;touch_pages" "$(chain /tmp/t26.faults main\;fault_b\;touch_pages)" "$kb"
+expect_eq "brk from main;heap_base" "$(chain /tmp/t26.brk main\;heap_base)" 1
+expect_eq "brk from main;brk_a;grow_heap" "$(chain /tmp/t26.brk main\;brk_a\;grow_heap)" 7
+expect_eq "brk from main;brk_b;grow_heap" "$(chain /tmp/t26.brk main\;brk_b\;grow_heap)" 5
+# The flame graph of the faults: well-formed, the chains' frames named with their counts.
+"$CLI" flamegraph --title "stacker faults" /tmp/t26.faults > /tmp/t26.svg 2> /tmp/t26.err ||
+	fail "memscope flamegraph: $(cat /tmp/t26.err)"
+python3 -c '
+import sys, xml.etree.ElementTree as E
+titles = [t.text for t in E.parse("/tmp/t26.svg").getroot().iter("{http://www.w3.org/2000/svg}title")]
+for w in ("fault_a (%s," % sys.argv[1], "fault_b (%s," % sys.argv[2], "stacker ("):
+    if not any(t.startswith(w) for t in titles):
+        sys.exit("# FAIL: the SVG has no frame %r: %r" % (w, titles[:20]))
+print("# SVG: %d frames, fault_a, fault_b and stacker among them" % len(titles))
+' "$ka" "$kb" || fail "flame graph"
+# Folded: every line "frames count", nothing else on stdout.
+awk '!/^[^ ]+( [^ ]+)* [0-9]+$/ { print "# bad line: " $0; bad = 1 } END { exit bad }' \
+	/tmp/t26.faults /tmp/t26.brk || fail "output is not folded stacks"
+expect_eq "-p: only stacker" "$(cut -d';' -f1 /tmp/t26.brk | sort -u)" stacker
+grep -q '^stacker;' /tmp/t26.brk.all || fail "brkstack without -p misses stacker"
+# The table itself: raw user addresses, a depth for each stack.
+python3 - "$pid" << 'EOF' || fail "see above"
+import json, sys
+pid = int(sys.argv[1])
+bad = 0
+rows = [l.split() for l in open("/tmp/t26.raw") if not l.startswith("#")]
+mine = [r for r in rows if int(r[0]) == pid]
+for r in mine:
+    depth, frames = int(r[3]), r[4].split(",") if r[4] != "-" else []
+    if len(frames) != depth or any(not f.startswith("0x") for f in frames):
+        print("# FAIL: row %r: depth %d but %d frames" % (r, depth, len(frames)))
+        bad = 1
+rec = json.loads(open("/tmp/t26.brk.json").read())
+grow = [s for s in rec["stacks"] if s["stack"].endswith(";main;brk_a;grow_heap")]
+if len(grow) != 1 or grow[0]["brk"] != 7 or grow[0]["depth"] < 3:
+    print("# FAIL: -j: main;brk_a;grow_heap: %r" % grow)
+    bad = 1
+if sum(s["brk"] for s in rec["stacks"]) != sum(int(r[2]) for r in mine):
+    print("# FAIL: -j total brk differs from the table's")
+    bad = 1
+print("# %d stacks of pid %d in brk_by_stack, %d brk calls" % (len(mine), pid, sum(int(r[2]) for r in mine)))
+sys.exit(bad)
+EOF
+
+# Under strace: the same number of brk calls for the process.
+run strace -f -qq -c -o /tmp/t26.strace -e trace=brk
+"$CLI" brkstack -p "$pid" > /tmp/t26.brk 2> /tmp/t26.err || fail "memscope brkstack: $(cat /tmp/t26.err)"
+finish
+st=$(awk '$NF == "brk" { print $4 }' /tmp/t26.strace)
+ms=$(awk '{ s += $NF } END { print s + 0 }' /tmp/t26.brk)
+expect_ge "strace's brk calls" "${st:-0}" 13
+expect_eq "brk calls of the strace'd stacker, memscope against strace" "$ms" "$st"
+expect_eq "brk from main;brk_b;grow_heap under strace" "$(chain /tmp/t26.brk main\;brk_b\;grow_heap)" 5
+
+echo disable faultstacks > $D/control || fail "disable faultstacks"
+echo disable brkstack > $D/control || fail "disable brkstack"
+expect_eq "probe fault_stacks after disable" "$(probe_state fault_stacks)" disabled
+exit 0

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faults --stacks and brkstack: counts by user stack, printed as folded
+ * stacks, "comm;outermost;...;innermost count", one per line, which
+ * flamegraph.pl, inferno and speedscope read as they are.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * The module keeps raw user addresses.  They are named here, from the
+ * process's /proc/PID/maps and each mapped ELF file's symbol table (libelf),
+ * at the first snapshot that sees the stack: a process must still be
+ * running then.  Its maps are kept for the rest of the run, so a stack
+ * seen once keeps its names after the process exits; with an INTERVAL the
+ * tool snapshots every interval.  Built without libelf, frames are raw
+ * addresses, and the tool says so.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef MS_HAVE_LIBELF
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+#include "memscope.h"
+
+#define MAX_FRAMES	127
+
+struct elf_sym {
+	uint64_t addr, size;
+	char *name;
+};
+
+struct elf_load {
+	uint64_t off, vaddr, filesz;
+};
+
+/* One mapped file's symbols, by device and inode. */
+struct elf_info {
+	char *id;
+	bool ok;
+	struct elf_sym *syms;
+	size_t nsyms;
+	struct elf_load *load;
+	size_t nload;
+};
+
+struct vma {
+	uint64_t start, end, off;
+	char *path;		/* NULL: anonymous */
+	char *id;		/* "dev inode" */
+};
+
+/* A process's maps, as read the first time one of its stacks was named. */
+struct proc_maps {
+	int64_t pid;
+	struct vma *v;
+	size_t n;
+	bool read;		/* maps read, or tried */
+};
+
+static struct proc_maps *procs;
+static size_t nprocs;
+static struct elf_info *elfs;
+static size_t nelfs;
+
+struct srow {
+	int64_t pid;
+	uint64_t count;
+	unsigned int depth;
+	char *folded;		/* "comm;outer;...;inner" */
+	char *key;		/* "pid comm depth stack": one row of the table */
+};
+
+struct ssnap {
+	struct srow *rows;
+	size_t n;
+	struct ms_stats stats;
+};
+
+struct stacks_ctx {
+	const struct ms_opts *o;
+	const char *file;	/* faults_by_stack, brk_by_stack */
+	const char *what;	/* faults, brk */
+	bool told_raw;
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		ms_fail("out of memory, free some memory");
+		exit(1);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p) {
+		ms_fail("out of memory, free some memory");
+		exit(1);
+	}
+	return p;
+}
+
+static void read_maps(struct proc_maps *pm)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, alloc = 0;
+	FILE *f;
+
+	pm->read = true;
+	snprintf(path, sizeof(path), "/proc/%" PRId64 "/maps", pm->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;		/* exited: its frames stay unnamed */
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, end, off, ino;
+		char dev[32], file[4096];
+		struct vma *v;
+		int n;
+
+		file[0] = '\0';
+		n = sscanf(line, "%llx-%llx %*s %llx %31s %llu %4095[^\n]", &start, &end, &off,
+			   dev, &ino, file);
+		if (n < 5)
+			continue;
+		if (pm->n == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			v = realloc(pm->v, alloc * sizeof(*v));
+			if (!v)
+				break;
+			pm->v = v;
+		}
+		v = &pm->v[pm->n++];
+		v->start = start;
+		v->end = end;
+		v->off = off;
+		{
+			const char *p = file;
+
+			while (*p == ' ')
+				p++;
+			v->path = *p ? xstrdup(p) : NULL;
+		}
+		if (ino) {
+			char id[64];
+
+			snprintf(id, sizeof(id), "%s %llu", dev, ino);
+			v->id = xstrdup(id);
+		} else {
+			v->id = NULL;
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
+static struct proc_maps *get_maps(int64_t pid)
+{
+	struct proc_maps *pm;
+	size_t i;
+
+	for (i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid)
+			return &procs[i];
+	pm = realloc(procs, (nprocs + 1) * sizeof(*procs));
+	if (!pm)
+		return NULL;
+	procs = pm;
+	pm = &procs[nprocs++];
+	memset(pm, 0, sizeof(*pm));
+	pm->pid = pid;
+	read_maps(pm);
+	return pm;
+}
+
+static const struct vma *find_vma(const struct proc_maps *pm, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < pm->n; i++)
+		if (ip >= pm->v[i].start && ip < pm->v[i].end)
+			return &pm->v[i];
+	return NULL;
+}
+
+#ifdef MS_HAVE_LIBELF
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Functions from .symtab, or .dynsym where the file is stripped. */
+static void elf_read(struct elf_info *e, int fd)
+{
+	Elf_Scn *scn = NULL, *use = NULL;
+	size_t nph, i, alloc = 0;
+	GElf_Shdr sh, ush = { 0 };
+	Elf_Data *data;
+	Elf *elf;
+
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	if (!elf_getphdrnum(elf, &nph)) {
+		e->load = xcalloc(nph, sizeof(*e->load));
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+				e->load[e->nload++] = (struct elf_load){ ph.p_offset, ph.p_vaddr,
+									 ph.p_filesz };
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !use)) {
+			use = scn;
+			ush = sh;
+		}
+	}
+	if (!use || !(data = elf_getdata(use, NULL)) || !ush.sh_entsize)
+		goto out;
+	for (i = 0; i < ush.sh_size / ush.sh_entsize; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value ||
+		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
+			continue;
+		name = elf_strptr(elf, ush.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (e->nsyms == alloc) {
+			struct elf_sym *n;
+
+			alloc = alloc ? 2 * alloc : 256;
+			n = realloc(e->syms, alloc * sizeof(*n));
+			if (!n)
+				break;
+			e->syms = n;
+		}
+		e->syms[e->nsyms++] = (struct elf_sym){ s.st_value, s.st_size, xstrdup(name) };
+	}
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
+	e->ok = true;
+out:
+	if (elf)
+		elf_end(elf);
+}
+
+/* The file behind a mapping: through map_files (deleted, other namespaces), or its path. */
+static struct elf_info *get_elf(int64_t pid, const struct vma *v)
+{
+	struct elf_info *e;
+	char path[128];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < nelfs; i++)
+		if (!strcmp(elfs[i].id, v->id))
+			return &elfs[i];
+	e = realloc(elfs, (nelfs + 1) * sizeof(*elfs));
+	if (!e)
+		return NULL;
+	elfs = e;
+	e = &elfs[nelfs++];
+	memset(e, 0, sizeof(*e));
+	e->id = xstrdup(v->id);
+	snprintf(path, sizeof(path), "/proc/%" PRId64 "/map_files/%" PRIx64 "-%" PRIx64, pid,
+		 v->start, v->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && v->path)
+		fd = open(v->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		elf_version(EV_CURRENT);
+		elf_read(e, fd);
+		close(fd);
+	}
+	return e;
+}
+
+static const char *elf_name(const struct elf_info *e, uint64_t off)
+{
+	size_t i, lo = 0, hi = e->nsyms;
+	uint64_t vaddr = 0;
+	bool found = false;
+
+	for (i = 0; i < e->nload; i++)
+		if (off >= e->load[i].off && off < e->load[i].off + e->load[i].filesz) {
+			vaddr = off - e->load[i].off + e->load[i].vaddr;
+			found = true;
+			break;
+		}
+	if (!found)
+		return NULL;
+	/* The last symbol at or below vaddr, if vaddr is inside it. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (e->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	i = lo - 1;
+	if (e->syms[i].size && vaddr >= e->syms[i].addr + e->syms[i].size)
+		return NULL;
+	return e->syms[i].name;
+}
+#endif /* MS_HAVE_LIBELF */
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/*
+ * One frame's name: the function, else "[file]" or the mapping's own
+ * name ("[vdso]", "[heap]"), else "[unknown]".  A return address is
+ * named by its call, one byte before it.
+ */
+static void frame_name(struct proc_maps *pm, uint64_t ip, bool ret, char *buf, size_t size)
+{
+	const struct vma *v = pm ? find_vma(pm, ip) : NULL;
+
+#ifdef MS_HAVE_LIBELF
+	if (v && v->id && v->path && v->path[0] != '[') {
+		struct elf_info *e = get_elf(pm->pid, v);
+		const char *name = e && e->ok ?
+				   elf_name(e, ip - v->start + v->off - (ret ? 1 : 0)) : NULL;
+
+		if (name) {
+			snprintf(buf, size, "%s", name);
+			return;
+		}
+	}
+#else
+	(void)ret;
+	snprintf(buf, size, "0x%" PRIx64, ip);
+	return;
+#endif
+	if (!v)
+		snprintf(buf, size, "[unknown]");
+	else if (!v->path)
+		snprintf(buf, size, "[anon]");
+	else if (v->path[0] == '[')
+		snprintf(buf, size, "%s", v->path);
+	else
+		snprintf(buf, size, "[%s]", base_name(v->path));
+}
+
+/* Folded stacks split frames on ';' and the count on the last space. */
+static void append_frame(char **out, size_t *len, size_t *cap, const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (*len + n + 2 > *cap) {
+		*cap = (*len + n + 2) * 2;
+		*out = realloc(*out, *cap);
+		if (!*out) {
+			ms_fail("out of memory, free some memory");
+			exit(1);
+		}
+	}
+	(*out)[(*len)++] = ';';
+	for (i = 0; i < n; i++)
+		(*out)[(*len)++] = name[i] == ';' ? ':' : name[i];
+	(*out)[*len] = '\0';
+}
+
+static char *fold(int64_t pid, const char *comm, const char *stack, unsigned int depth)
+{
+	uint64_t ip[MAX_FRAMES];
+	unsigned int n = 0, i;
+	struct proc_maps *pm = get_maps(pid);
+	size_t len = 0, cap = 0;
+	char *out = NULL, name[512];
+	const char *p = stack;
+
+	while (n < depth && n < MAX_FRAMES && *p && *p != '-') {
+		char *end;
+
+		ip[n++] = strtoull(p, &end, 16);
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	/* The process's name, then the frames from the outermost in. */
+	cap = strlen(comm) + 64;
+	out = xcalloc(cap, 1);
+	len = snprintf(out, cap, "%s", comm);
+	for (i = 0; i < len; i++)
+		if (out[i] == ';' || out[i] == ' ')
+			out[i] = '_';
+	if (!n)
+		append_frame(&out, &len, &cap, "[no user stack]");
+	for (i = n; i-- > 0;) {
+		frame_name(pm, ip[i], i > 0, name, sizeof(name));
+		append_frame(&out, &len, &cap, name);
+	}
+	return out;
+}
+
+static void snap_free(void *p)
+{
+	struct ssnap *s = p;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++) {
+		free(s->rows[i].folded);
+		free(s->rows[i].key);
+	}
+	free(s->rows);
+	ms_stats_free(&s->stats);
+	free(s);
+}
+
+/* Each new stack is named now, while its process still runs. */
+static void *snap_take(void *p)
+{
+	struct stacks_ctx *c = p;
+	struct ssnap *s = xcalloc(1, sizeof(*s));
+	int cpid, ccomm, ccount, cdepth, cstack;
+	struct ms_table t;
+	size_t i;
+
+	if (ms_load_stats(&s->stats) || ms_load_table(c->file, &t)) {
+		snap_free(s);
+		return NULL;
+	}
+	cpid = ms_table_col(&t, "pid");
+	ccomm = ms_table_col(&t, "comm");
+	ccount = ms_table_col(&t, c->what);
+	cdepth = ms_table_col(&t, "depth");
+	cstack = ms_table_col(&t, "stack");
+	if (cpid < 0 || ccomm < 0 || ccount < 0 || cdepth < 0 || cstack < 0) {
+		ms_fail("%s/%s has no pid, comm, %s, depth and stack columns, check that the module version matches this CLI (`memscope status`)",
+			ms_dir(), c->file, c->what);
+		ms_table_free(&t);
+		snap_free(s);
+		return NULL;
+	}
+	s->rows = xcalloc(t.nrows, sizeof(*s->rows));
+	for (i = 0; i < t.nrows; i++) {
+		char **cell = &t.cells[i * t.ncols];
+		struct srow *r = &s->rows[s->n];
+		uint64_t pid, depth;
+		char *key;
+
+		if (!ms_parse_u64(cell[cpid], &pid) || !ms_parse_u64(cell[ccount], &r->count) ||
+		    !ms_parse_u64(cell[cdepth], &depth))
+			continue;
+		if (c->o->has_pid && (int64_t)pid != c->o->pid)
+			continue;
+		if (asprintf(&key, "%s %s %s %s", cell[cpid], cell[ccomm], cell[cdepth],
+			     cell[cstack]) < 0) {
+			ms_fail("out of memory, free some memory");
+			exit(1);
+		}
+		r->key = key;
+		r->pid = pid;
+		r->depth = depth;
+		r->folded = fold(pid, cell[ccomm], cell[cstack], depth);
+		s->n++;
+	}
+	ms_table_free(&t);
+	return s;
+}
+
+static const struct srow *snap_find(const struct ssnap *s, const char *key)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->n; i++)
+		if (!strcmp(s->rows[i].key, key))
+			return &s->rows[i];
+	return NULL;
+}
+
+struct folded {
+	const char *stack;
+	uint64_t count;
+	unsigned int depth;
+};
+
+static int folded_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+static int folded_name_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	return strcmp(x->stack, y->stack);
+}
+
+static int snap_report(void *p, const void *pv, const void *nv, double dt)
+{
+	struct stacks_ctx *c = p;
+	const struct ssnap *prev = pv, *now = nv;
+	bool reset = prev && ms_reset_between(&now->stats, &prev->stats);
+	struct folded *f = xcalloc(now->n, sizeof(*f));
+	uint64_t full;
+	size_t i, n = 0, out = 0;
+
+	for (i = 0; i < now->n; i++) {
+		const struct srow *r = &now->rows[i], *o = reset ? NULL : snap_find(prev, r->key);
+		uint64_t d = o && o->count <= r->count ? r->count - o->count : r->count;
+
+		if (d)
+			f[n++] = (struct folded){ r->folded, d, r->depth };
+	}
+	/* One line per folded stack: rows of one name and stack in many processes add up. */
+	qsort(f, n, sizeof(*f), folded_name_cmp);
+	for (i = 0; i < n; i++) {
+		if (out && !strcmp(f[out - 1].stack, f[i].stack)) {
+			f[out - 1].count += f[i].count;
+			continue;
+		}
+		f[out++] = f[i];
+	}
+	qsort(f, out, sizeof(*f), folded_cmp);
+
+	print_begin_record();
+	ms_print_timestamp(c->o);
+	if (prev)
+		print_float(PRINT_JSON, "interval", NULL, dt);
+	open_json_array("stacks");
+	for (i = 0; i < out; i++) {
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "stack", "%s", f[i].stack);
+		print_uint(PRINT_ANY, c->what, " %llu\n", f[i].count);
+		print_uint(PRINT_JSON, "depth", NULL, f[i].depth);
+		close_json_object();
+	}
+	close_json_array();
+	full = ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "dropped");
+	print_uint(PRINT_JSON, "dropped", NULL, full);
+	print_end_record();
+	fflush(stdout);
+	/* Warnings to stderr: stdout stays folded stacks a flame graph reads. */
+	if (full)
+		print_warn("%llu event%s not counted: a table was full of processes and stacks that are still running and unread (stats: dropped). Read more often, or load memscope with a larger table_size",
+			   (unsigned long long)full, full == 1 ? " was" : "s were");
+	free(f);
+	return 0;
+}
+
+static const struct ms_interval_ops stacks_ops = {
+	.snapshot = snap_take,
+	.free_snap = snap_free,
+	.report = snap_report,
+};
+
+static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family,
+		      const char *probe, const char *cost)
+{
+	if (ms_check_optin(tool, family, probe, cost))
+		return 1;
+#ifndef MS_HAVE_LIBELF
+	print_warn("this memscope was built without libelf (elfutils): frames are raw addresses; install libelf-dev and rebuild for function names");
+#endif
+	if (!c->o->json && !c->o->has_interval)
+		print_warn("folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; programs built without frame pointers give short stacks",
+			   family);
+	return ms_run_interval(c->o, &stacks_ops, c);
+}
+
+int cmd_fault_stacks(const struct ms_opts *o)
+{
+	struct stacks_ctx c = { .o = o, .file = "faults_by_stack", .what = "faults" };
+
+	return run_stacks(&c, "faults --stacks", "faultstacks", "fault_stacks",
+			  "its probe walks the user stack on every page fault");
+}
+
+int cmd_brkstack(const struct ms_opts *o)
+{
+	struct stacks_ctx c = { .o = o, .file = "brk_by_stack", .what = "brk" };
+
+	return run_stacks(&c, "brkstack", "brkstack", "brk",
+			  "its probe puts every system call on the slow exit path");
+}

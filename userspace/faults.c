@@ -6,7 +6,8 @@
 
 #include "memscope.h"
 
-static const char *const fault_probes[] = { "faults*", "handle_mm_fault", NULL };
+/* The faults probe, by name: fault_stacks hooks handle_mm_fault too, for another tool. */
+static const char *const fault_probes[] = { "faults*", NULL };
 
 struct faults_snap {
 	struct ms_stats stats;

@@ -67,7 +67,7 @@ static DEFINE_PER_CPU(unsigned long [MS_USTACK_MAX_DEPTH], ms_ustack_buf);
 static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
 {
 	struct pt_regs *regs;
-	unsigned long fp, frame[2];
+	unsigned long fp, frame[2] = { 0 };
 	unsigned int n = 0;
 
 	if (current->flags & PF_KTHREAD)

@@ -8,7 +8,9 @@
  *   reset            every counter restarts from zero
  *   enable NAME      NAME is attached (or ENODEV: NAME is unavailable)
  *   disable NAME     NAME is not attached
- * NAME is a probe from DIR/probes or "all"; white space (isspace) around
+ * NAME is a probe from DIR/probes, a family (memleak, slabtop, mmapsnoop,
+ * shmsnoop, faultstacks, brkstack: accepted, their effect checked by the
+ * families' own tests), or "all"; white space (isspace) around
  * the command and between its words is allowed.  Prints a summary line;
  * exits 1 on the first write that breaks the model.
  */
@@ -23,6 +25,11 @@
 
 #define MAXP 64
 static char names[MAXP][64];
+/* The families "enable" and "disable" take besides probe names (probe.c). */
+static const char *const families[] = {
+	"memleak", "slabtop", "mmapsnoop", "shmsnoop", "faultstacks", "brkstack",
+};
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
 static int nnames;
 static const char *dir;
 static unsigned long long rng;
@@ -130,10 +137,25 @@ static enum verb model(const unsigned char *s, size_t len, char *arg)
 	for (i = 0; i < (size_t)nnames; i++)
 		if (!strcmp(a, names[i]))
 			break;
-	if (i == (size_t)nnames && strcmp(a, "all"))
-		return V_INVALID;
+	if (i == (size_t)nnames && strcmp(a, "all")) {
+		for (i = 0; i < NFAMILIES; i++)
+			if (!strcmp(a, families[i]))
+				break;
+		if (i == NFAMILIES)
+			return V_INVALID;
+	}
 	strcpy(arg, a);
 	return cmd[0] == 'e' ? V_ENABLE : V_DISABLE;
+}
+
+static int is_family(const char *a)
+{
+	size_t i;
+
+	for (i = 0; i < NFAMILIES; i++)
+		if (!strcmp(a, families[i]))
+			return 1;
+	return 0;
 }
 
 static void show(const unsigned char *s, size_t len)
@@ -316,6 +338,8 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			effects++;
+		} else if (is_family(arg)) {
+			continue;	/* accepted; its probes are the families' tests' */
 		} else if (strcmp(arg, "all")) {
 			probe_state(arg, state, sizeof(state));
 			if ((v == V_ENABLE && !err && strcmp(state, "attached")) ||

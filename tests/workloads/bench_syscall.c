@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench_syscall getppid|mmap|brk [OPS [RUNS]]: the cost of a system call,
+ * bench_syscall getppid|mmap|shm|brk [OPS [RUNS]]: the cost of a system call,
  * for what mmapsnoop, shmsnoop and brkstack cost in scripts/bench.
  *
  * getppid: a call neither tool records.  While either probe is on, every
  * task takes the slow system call exit path (the sys_exit tracepoint), so
  * this is the tax every process pays.  mmap: one 4 KiB anonymous mmap()
- * and its munmap(), the call mmapsnoop records.  brk: the heap grown by a
+ * and its munmap(), the call mmapsnoop records.  shm: shmget() of a new
+ * private 4 KiB segment and its shmctl(IPC_RMID), two calls shmsnoop
+ * records.  brk: the heap grown by a
  * page and shrunk back, two brk() calls, which brkstack records with their
  * user stacks.  Each run times OPS ops
  * and prints CLOCK_MONOTONIC ns per op; the last line is the median run
@@ -16,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +47,18 @@ static int mmap_op(void *arg)
 	return 0;
 }
 
+static int shm_op(void *arg)
+{
+	int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+
+	(void)arg;
+	if (id < 0 || shmctl(id, IPC_RMID, NULL)) {
+		perror("shm");
+		return 1;
+	}
+	return 0;
+}
+
 static int brk_op(void *arg)
 {
 	(void)arg;
@@ -62,9 +78,10 @@ int main(int argc, char **argv)
 
 	if (argc >= 2)
 		op = !strcmp(argv[1], "getppid") ? getppid_op :
-		     !strcmp(argv[1], "mmap") ? mmap_op : !strcmp(argv[1], "brk") ? brk_op : NULL;
+		     !strcmp(argv[1], "mmap") ? mmap_op : !strcmp(argv[1], "shm") ? shm_op :
+		     !strcmp(argv[1], "brk") ? brk_op : NULL;
 	if (!op || ops < 1 || runs < 1 || runs > 1000) {
-		fprintf(stderr, "usage: bench_syscall getppid|mmap|brk [OPS [RUNS]]\n");
+		fprintf(stderr, "usage: bench_syscall getppid|mmap|shm|brk [OPS [RUNS]]\n");
 		return 2;
 	}
 	/* glibc's first sbrk() sets its break up: not in the timed loop. */

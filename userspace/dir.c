@@ -48,6 +48,29 @@ void ms_fail(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* For tools that cannot go on without the memory: say so and exit. */
+void *ms_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p) {
+		ms_fail("out of memory, free some memory");
+		exit(1);
+	}
+	return p;
+}
+
+char *ms_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p) {
+		ms_fail("out of memory, free some memory");
+		exit(1);
+	}
+	return p;
+}
+
 static bool path_exists(const char *p)
 {
 	struct stat sb;

@@ -30,17 +30,6 @@ struct fg_node {
 	struct fg_node *child, *next;	/* children sorted by name */
 };
 
-static void *fg_alloc(size_t size)
-{
-	void *p = calloc(1, size);
-
-	if (!p) {
-		ms_fail("out of memory, free some memory");
-		exit(1);
-	}
-	return p;
-}
-
 static struct fg_node *fg_child(struct fg_node *parent, const char *name, size_t len)
 {
 	struct fg_node **pp = &parent->child, *n;
@@ -53,12 +42,9 @@ static struct fg_node *fg_child(struct fg_node *parent, const char *name, size_t
 		if (c > 0 || (!c && (*pp)->name[len]))
 			break;
 	}
-	n = fg_alloc(sizeof(*n));
-	n->name = strndup(name, len);
-	if (!n->name) {
-		ms_fail("out of memory, free some memory");
-		exit(1);
-	}
+	n = ms_xcalloc(1, sizeof(*n));
+	n->name = ms_xcalloc(len + 1, 1);
+	memcpy(n->name, name, len);
 	n->next = *pp;
 	*pp = n;
 	return n;
@@ -197,13 +183,13 @@ static void fg_free(struct fg_node *n)
 /* Folded stacks from in, an SVG to out; the title names what was counted. */
 static int ms_flamegraph(FILE *in, FILE *out, const char *title)
 {
-	struct fg_node *root = fg_alloc(sizeof(*root));
+	struct fg_node *root = ms_xcalloc(1, sizeof(*root));
 	struct fg_ctx c = { .out = out };
 	char *line = NULL;
 	size_t cap = 0, bad = 0, lines = 0;
 	ssize_t len;
 
-	root->name = strdup("all");
+	root->name = ms_xstrdup("all");
 	while ((len = getline(&line, &cap, in)) > 0) {
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';

@@ -95,6 +95,9 @@ int ms_check_probes(const char *tool, const char *const *patterns);
 /* tool: the command to run again; family: what `enable` takes */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost);
 void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* calloc() and strdup() that print the error and exit when memory is out */
+void *ms_xcalloc(size_t n, size_t size);
+char *ms_xstrdup(const char *s);
 
 /* interval.c: vmstat-style INTERVAL [COUNT], signals, time */
 extern volatile sig_atomic_t ms_stop;

@@ -86,30 +86,7 @@ struct stacks_ctx {
 	const struct ms_opts *o;
 	const char *file;	/* faults_by_stack, brk_by_stack */
 	const char *what;	/* faults, brk */
-	bool told_raw;
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		ms_fail("out of memory, free some memory");
-		exit(1);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p) {
-		ms_fail("out of memory, free some memory");
-		exit(1);
-	}
-	return p;
-}
 
 static void read_maps(struct proc_maps *pm)
 {
@@ -149,13 +126,13 @@ static void read_maps(struct proc_maps *pm)
 
 			while (*p == ' ')
 				p++;
-			v->path = *p ? xstrdup(p) : NULL;
+			v->path = *p ? ms_xstrdup(p) : NULL;
 		}
 		if (ino) {
 			char id[64];
 
 			snprintf(id, sizeof(id), "%s %llu", dev, ino);
-			v->id = xstrdup(id);
+			v->id = ms_xstrdup(id);
 		} else {
 			v->id = NULL;
 		}
@@ -214,7 +191,7 @@ static void elf_read(struct elf_info *e, int fd)
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;
 	if (!elf_getphdrnum(elf, &nph)) {
-		e->load = xcalloc(nph, sizeof(*e->load));
+		e->load = ms_xcalloc(nph, sizeof(*e->load));
 		for (i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 
@@ -253,7 +230,7 @@ static void elf_read(struct elf_info *e, int fd)
 				break;
 			e->syms = n;
 		}
-		e->syms[e->nsyms++] = (struct elf_sym){ s.st_value, s.st_size, xstrdup(name) };
+		e->syms[e->nsyms++] = (struct elf_sym){ s.st_value, s.st_size, ms_xstrdup(name) };
 	}
 	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
 	e->ok = true;
@@ -279,7 +256,7 @@ static struct elf_info *get_elf(int64_t pid, const struct vma *v)
 	elfs = e;
 	e = &elfs[nelfs++];
 	memset(e, 0, sizeof(*e));
-	e->id = xstrdup(v->id);
+	e->id = ms_xstrdup(v->id);
 	snprintf(path, sizeof(path), "/proc/%" PRId64 "/map_files/%" PRIx64 "-%" PRIx64, pid,
 		 v->start, v->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -405,7 +382,7 @@ static char *fold(int64_t pid, const char *comm, const char *stack, unsigned int
 	}
 	/* The process's name, then the frames from the outermost in. */
 	cap = strlen(comm) + 64;
-	out = xcalloc(cap, 1);
+	out = ms_xcalloc(cap, 1);
 	len = snprintf(out, cap, "%s", comm);
 	for (i = 0; i < len; i++)
 		if (out[i] == ';' || out[i] == ' ')
@@ -439,7 +416,7 @@ static void snap_free(void *p)
 static void *snap_take(void *p)
 {
 	struct stacks_ctx *c = p;
-	struct ssnap *s = xcalloc(1, sizeof(*s));
+	struct ssnap *s = ms_xcalloc(1, sizeof(*s));
 	int cpid, ccomm, ccount, cdepth, cstack;
 	struct ms_table t;
 	size_t i;
@@ -460,7 +437,7 @@ static void *snap_take(void *p)
 		snap_free(s);
 		return NULL;
 	}
-	s->rows = xcalloc(t.nrows, sizeof(*s->rows));
+	s->rows = ms_xcalloc(t.nrows, sizeof(*s->rows));
 	for (i = 0; i < t.nrows; i++) {
 		char **cell = &t.cells[i * t.ncols];
 		struct srow *r = &s->rows[s->n];
@@ -524,7 +501,7 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 	struct stacks_ctx *c = p;
 	const struct ssnap *prev = pv, *now = nv;
 	bool reset = prev && ms_reset_between(&now->stats, &prev->stats);
-	struct folded *f = xcalloc(now->n, sizeof(*f));
+	struct folded *f = ms_xcalloc(now->n, sizeof(*f));
 	uint64_t full;
 	size_t i, n = 0, out = 0;
 

@@ -576,12 +576,10 @@ const struct file_operations ms_events_fops = {
 	.llseek = ms_no_llseek,
 };
 
-#ifdef MS_HAVE_PROC_OPS
-const struct proc_ops ms_events_proc_ops = {
-	.proc_open = ms_events_open,
-	.proc_read = ms_events_read,
-	.proc_poll = ms_events_poll,
-	.proc_release = ms_events_release,
-	.proc_lseek = ms_no_llseek,
+const struct ms_proc_ops ms_events_proc_ops = {
+	.MS_PROC(open) = ms_events_open,
+	.MS_PROC(read) = ms_events_read,
+	.MS_PROC(poll) = ms_events_poll,
+	.MS_PROC(release) = ms_events_release,
+	.MS_PROC_LSEEK = ms_no_llseek,
 };
-#endif

@@ -168,7 +168,6 @@ static const struct file_operations ms_control_fops = {
 	.llseek = noop_llseek,
 };
 
-#ifdef MS_HAVE_PROC_OPS
 static int ms_proc_open(struct inode *inode, struct file *file)
 {
 	const struct ms_file *f = pde_data(inode);
@@ -191,18 +190,17 @@ static int ms_proc_release(struct inode *inode, struct file *file)
 	return single_release(inode, file);
 }
 
-static const struct proc_ops ms_proc_ops = {
-	.proc_open = ms_proc_open,
-	.proc_read = seq_read,
-	.proc_lseek = seq_lseek,
-	.proc_release = ms_proc_release,
+static const struct ms_proc_ops ms_file_proc_ops = {
+	.MS_PROC(open) = ms_proc_open,
+	.MS_PROC(read) = seq_read,
+	.MS_PROC_LSEEK = seq_lseek,
+	.MS_PROC(release) = ms_proc_release,
 };
 
-static const struct proc_ops ms_control_proc_ops = {
-	.proc_write = ms_control_write,
-	.proc_lseek = noop_llseek,
+static const struct ms_proc_ops ms_control_proc_ops = {
+	.MS_PROC(write) = ms_control_write,
+	.MS_PROC_LSEEK = noop_llseek,
 };
-#endif /* MS_HAVE_PROC_OPS */
 
 #define MS_F(n, k, a) { .name = n, .kind = k, .arg = a }
 #define MS_HIST_FILE(name) MS_F(#name, MS_F_HIST, MS_H_##name),
@@ -271,7 +269,6 @@ static int ms_debugfs_init(void)
 
 static int ms_procfs_init(void)
 {
-#ifdef MS_HAVE_PROC_OPS
 	struct proc_dir_entry *hist;
 	int i, d;
 
@@ -279,7 +276,7 @@ static int ms_procfs_init(void)
 	if (!ms_procdir)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(ms_files); i++)
-		if (!proc_create_data(ms_files[i].name, 0400, ms_procdir, &ms_proc_ops,
+		if (!proc_create_data(ms_files[i].name, 0400, ms_procdir, &ms_file_proc_ops,
 				      (void *)&ms_files[i]))
 			goto err;
 	if (!proc_create("events", 0400, ms_procdir, &ms_events_proc_ops) ||
@@ -291,7 +288,7 @@ static int ms_procfs_init(void)
 			goto err;
 		for (i = 0; i < MS_NR_HISTS; i++)
 			if (!proc_create_data(ms_hist_dirs[d].files[i].name, 0400, hist,
-					      &ms_proc_ops, (void *)&ms_hist_dirs[d].files[i]))
+					      &ms_file_proc_ops, (void *)&ms_hist_dirs[d].files[i]))
 				goto err;
 	}
 	return 0;
@@ -299,9 +296,6 @@ err:
 	proc_remove(ms_procdir);
 	ms_procdir = NULL;
 	return -ENOMEM;
-#else
-	return -EOPNOTSUPP;
-#endif /* MS_HAVE_PROC_OPS */
 }
 
 int ms_fs_init(void)

@@ -452,9 +452,7 @@ void ms_events_reset(void);
 size_t ms_events_bytes(void);
 int ms_ring_show(struct seq_file *m, enum ms_event_type type);
 extern const struct file_operations ms_events_fops;
-#ifdef MS_HAVE_PROC_OPS
-extern const struct proc_ops ms_events_proc_ops;
-#endif
+extern const struct ms_proc_ops ms_events_proc_ops;
 
 /*
  * Begin timestamps per task for tracepoint begin/end pairs (vmscan.c):

@@ -21,13 +21,28 @@
 #endif /* LINUX_VERSION_CODE < KERNEL_VERSION(4, 18, 0) */
 
 /*
- * [4.18, 5.17): PDE_DATA() before it was renamed pde_data().  The procfs
- * front end itself needs struct proc_ops, [5.6, ...), and is left out
- * without it (MS_HAVE_PROC_OPS; fs.c and events.c test it).
+ * [4.18, 5.17): PDE_DATA() before it was renamed pde_data().
  */
 #ifndef MS_HAVE_PDE_DATA
 #define pde_data(inode) PDE_DATA(inode)
 #endif /* !MS_HAVE_PDE_DATA */
+
+/*
+ * [4.18, 5.6): procfs takes a struct file_operations, not a struct
+ * proc_ops, and its fields have no proc_ prefix (and lseek is llseek).
+ * The procfs front end declares struct ms_proc_ops and names each field
+ * MS_PROC(open) and so on, MS_PROC_LSEEK, which is either.  Before 5.6 procfs ignores .owner either way:
+ * removal waits for running operations (proc_reg_*), as it does after.
+ */
+#ifdef MS_HAVE_PROC_OPS
+#define ms_proc_ops proc_ops
+#define MS_PROC(field) proc_##field
+#define MS_PROC_LSEEK proc_lseek
+#else
+#define ms_proc_ops file_operations
+#define MS_PROC(field) field
+#define MS_PROC_LSEEK llseek
+#endif /* MS_HAVE_PROC_OPS */
 
 /*
  * [6.5, 6.14): fprobe, with handlers that take pt_regs, a return address

@@ -206,7 +206,12 @@ static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 	for (pos = &root->self; pos; pos = ms_css_next_pre(pos, &root->self)) {
 		if (cgroup_id(pos->cgroup) != id)
 			continue;
-		if (cgroup_tryget(pos->cgroup))
+		/*
+		 * Online only, as the id lookup from 5.15 (rmdir removes the
+		 * kernfs node): a removed cgroup lingers in its parent's
+		 * children until its last reference goes, and is "deleted".
+		 */
+		if (css_tryget_online(&pos->cgroup->self))
 			found = pos->cgroup;
 		break;
 	}

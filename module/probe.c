@@ -120,13 +120,31 @@ static const char *ms_errno_reason(int err)
 
 static int ms_kretprobe_register(struct ms_probe *p, const char *sym)
 {
+	int err;
+
 	memset(&p->rp, 0, sizeof(p->rp));
 	p->rp.kp.symbol_name = sym;
 	p->rp.entry_handler = p->entry_handler;
 	p->rp.handler = p->ret_handler;
 	p->rp.data_size = p->data_size;
 	p->rp.maxactive = p->maxactive;
-	return register_kretprobe(&p->rp);
+	err = register_kretprobe(&p->rp);
+	if (err == -EINVAL) {
+		/*
+		 * Before 5.x (4.19 here) register_kretprobe() says -EINVAL for
+		 * a symbol that does not exist as for one it cannot probe;
+		 * register_kprobe() tells them apart with -ENOENT.  No
+		 * handler: if it attaches, it is gone again at once.
+		 */
+		struct kprobe kp = { .symbol_name = sym };
+		int kerr = register_kprobe(&kp);
+
+		if (!kerr)
+			unregister_kprobe(&kp);
+		else if (kerr == -ENOENT)
+			err = -ENOENT;
+	}
+	return err;
 }
 
 #ifdef MS_HAVE_FPROBE

@@ -34,6 +34,7 @@
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/version.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
@@ -72,8 +73,13 @@ static atomic_t irq_timer_armed = ATOMIC_INIT(0);
 static int irqfreed, irqctx;
 module_param(irqfreed, int, 0444);
 module_param(irqctx, int, 0444);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 4, 0)
 #define MSLEAK_TIMER_MODE (IS_ENABLED(CONFIG_PREEMPT_RT) ? HRTIMER_MODE_REL_SOFT : \
 			   HRTIMER_MODE_REL_HARD)
+#else
+/* Before 5.4 (no _HARD/_SOFT modes, no PREEMPT_RT in mainline): hardirq. */
+#define MSLEAK_TIMER_MODE HRTIMER_MODE_REL
+#endif
 
 static enum hrtimer_restart msleak_irq_free(struct hrtimer *t)
 {

@@ -118,17 +118,27 @@ files="version probes stats faults_by_pid faults_by_file swapins_by_pid
 	hugetlb_by_pid shrinkers oom direct_reclaim compaction mmap shm
 	hist/fault_latency_ns hist/direct_reclaim_ns hist/memcg_reclaim_ns
 	hist/shrink_slab_ns hist/compaction_ns"
+#
+# The debugfs readers read under a shared flock of $UL, and the unload
+# takes it exclusively: the kernel WARNs (and vm-run's panic_on_warn
+# panics) when a debugfs open meets a module between try_stop_module()'s
+# last reference and its MODULE_STATE_GOING ("debugfs file owner did not
+# clean up at exit", full_proxy_open()), a race of the kernel's own that
+# any module with debugfs files has.  4.19 met it in the first cycles,
+# 6.1-rt once; procfs opens have no such window and need no lock.
+UL=/tmp/ms-stress.unload.lock
 for dir in $D /proc/memscope; do
 	paths=$(for f in $files; do printf '%s/%s ' "$dir" "$f"; done)
-	bg sh -c "while :; do cat $paths > /dev/null 2>&1;
-		timeout 0.2 cat $dir/events > /dev/null 2>&1; sleep 1; done"
+	lk=; [ "$dir" = "$D" ] && lk="flock -s $UL"
+	bg sh -c "while :; do $lk cat $paths > /dev/null 2>&1;
+		$lk timeout 0.2 cat $dir/events > /dev/null 2>&1; sleep 1; done"
 done
-bg sh -c "while :; do $W/readchunks -s 3 $D/stats > /dev/null 2>&1; sleep 2; done"
+bg sh -c "while :; do flock -s $UL $W/readchunks -s 3 $D/stats > /dev/null 2>&1; sleep 2; done"
 
-# until_unloaded SECONDS: retry rmmod while readers hold files open.
+# until_unloaded SECONDS: retry rmmod while readers come and go.
 until_unloaded() {
 	t=0
-	while ! rmmod memscope 2>/dev/null; do
+	while ! flock -x -w 5 $UL rmmod memscope 2>/dev/null; do
 		t=$((t + 1))
 		[ $t -le $(($1 * 20)) ] || fail "cycle $i: rmmod still failing after $1 s: $(rmmod memscope 2>&1)"
 		sleep 0.05

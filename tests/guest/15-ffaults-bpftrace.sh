@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v bpftrace > /dev/null || skip "bpftrace not installed"
-[ -e /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF for bpftrace"
+[ -e /sys/kernel/btf/vmlinux ] || lacks "BTF (/sys/kernel/btf/vmlinux, Linux 5.4+) for bpftrace"
 M=500
 F=/tmp/memscope-bt-$$.dat
 FA=/sys/kernel/debug/fault_around_bytes

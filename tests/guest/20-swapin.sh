@@ -23,11 +23,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-{ modprobe zram num_devices=1 2>/dev/null && [ -e /sys/block/zram0 ]; } || skip "no zram"
+{ modprobe zram num_devices=1 2>/dev/null && [ -e /sys/block/zram0 ]; } || lacks "zram"
 echo 256M > /sys/block/zram0/disksize || fail "zram0 disksize"
 { mkswap /dev/zram0 > /dev/null && swapon /dev/zram0; } || fail "swapon /dev/zram0"
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-{ mkdir -p $CG && echo ${LIMIT_MB}M > $CG/memory.max; } || skip "no memory controller"
+{ mkdir -p $CG && echo ${LIMIT_MB}M > $CG/memory.max; } || lacks "the cgroup2 memory controller"
 [ -e /sys/module/zswap/parameters/enabled ] && echo N > /sys/module/zswap/parameters/enabled
 
 ms_load

@@ -6,7 +6,7 @@
 need_root
 
 N=4
-[ -e /proc/sys/vm/nr_hugepages ] || skip "no hugetlb"
+[ -e /proc/sys/vm/nr_hugepages ] || lacks "hugetlb"
 old=$(cat /proc/sys/vm/nr_hugepages)
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() { echo "$old" > /proc/sys/vm/nr_hugepages; ms_unload 2>/dev/null; }

@@ -4,7 +4,7 @@
 # zone (order -1 skips the suitability check), one begin/end pair each.
 . "$(dirname "$0")/lib.sh"
 need_root
-[ -w /proc/sys/vm/compact_memory ] || skip "no CONFIG_COMPACTION"
+[ -w /proc/sys/vm/compact_memory ] || lacks "CONFIG_COMPACTION"
 ms_load
 for p in compaction_begin compaction_end; do
 	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"

@@ -6,8 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 CG=/sys/fs/cgroup/memscope-test
-[ -e /sys/fs/cgroup/cgroup.controllers ] || skip "no cgroup v2"
-grep -qw memory /sys/fs/cgroup/cgroup.controllers || skip "no memory controller"
+[ -e /sys/fs/cgroup/cgroup.controllers ] || lacks "cgroup v2"
+grep -qw memory /sys/fs/cgroup/cgroup.controllers || lacks "the cgroup2 memory controller"
 ms_load
 for p in memcg_reclaim_begin memcg_reclaim_end; do
 	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"

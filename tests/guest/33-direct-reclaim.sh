@@ -10,9 +10,9 @@
 need_root
 PATH=$PATH:/usr/sbin:/sbin
 
-modprobe zram num_devices=1 2>/dev/null || skip "no zram module"
+modprobe zram num_devices=1 2>/dev/null || lacks "zram"
 Z=/dev/zram0
-[ -b $Z ] || skip "no $Z"
+[ -b $Z ] || lacks "zram ($Z)"
 echo 512M > /sys/block/zram0/disksize || fail "zram disksize"
 mkswap $Z > /dev/null || fail "mkswap $Z"
 swapon $Z || fail "swapon $Z"

@@ -8,7 +8,7 @@
 # count moved, the writer's own exactly, none twice, none torn.
 . "$(dirname "$0")/lib.sh"
 need_root
-[ -w /proc/sys/vm/compact_memory ] || skip "no CONFIG_COMPACTION"
+[ -w /proc/sys/vm/compact_memory ] || lacks "CONFIG_COMPACTION"
 WRITES=400
 
 # shellcheck disable=SC2317 # called from the EXIT trap
@@ -44,7 +44,7 @@ wait $rpid
 rc=$?
 rpid=
 diag "$(cat /tmp/ev.err)"
-[ $rc != 3 ] || skip "no io_uring: $(cat /tmp/ev.err)"
+[ $rc != 3 ] || lacks "io_uring (Linux 5.1+): $(cat /tmp/ev.err)"
 expect_eq "evshare: read exactly the compaction_count delta" $rc 0
 expect_eq "event lines read vs compaction_count delta" "$(grep -c . /tmp/ev.out)" $((c1 - c0))
 expect_eq "the writer's events (pid $wpid: $WRITES writes x $zones zones)" \

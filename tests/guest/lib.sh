@@ -70,6 +70,10 @@ expect_ge() {
 	diag "$1: $2 (want >= $3)"
 }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+# lacks FEATURE: skip, naming a kernel feature this kernel does not have.
+# make check allows no such skip (Debian's kernels have them all); make
+# check-old, on kernels built from older sources, allows exactly these.
+lacks() { skip "kernel lacks $*"; }
 # wait_open PID PATH SECONDS WHAT: until process PID has PATH open, so that
 # what a test does next meets it there.  Fails, naming WHAT, if PID exits
 # first (with /tmp/reader.err, its stderr by convention) or after SECONDS.

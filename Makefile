@@ -7,6 +7,7 @@
 #   make deps                install what building and testing need (apt)
 #   make check               the whole test suite (host and guests)
 #   make check-debug         the guest suite on a KASAN/kmemleak/lockdep 6.1 kernel
+#   make check-old CHECK_OLD_TREES="..."  the guest suite on kernels built from source
 #   make demo                boot a guest and show memscope at work
 #   make install / uninstall, dkms-install / dkms-uninstall, install-autoload
 #   make deb                 the memscope and memscope-dkms packages (build/deb/)
@@ -29,7 +30,7 @@ DESTDIR ?=
 .PHONY: all module cli clean deps check check-host check-guest demo install uninstall \
 	dkms-install dkms-uninstall install-autoload uninstall-autoload deb rpm kernels rt-kernels bench \
 	test-modules \
-	check-debug
+	check-debug check-old
 
 all: module cli
 
@@ -115,6 +116,13 @@ check:
 # check (see README, Testing).
 check-debug:
 	scripts/check-debug
+
+# Builds kernels older than Debian's from source trees given in
+# CHECK_OLD_TREES (kernel.org releases, unpacked; nothing is downloaded),
+# installs them for vm-run and runs the guest suite on each; not part of
+# check (see README, Old kernels).
+check-old:
+	scripts/check-old
 
 check-host: cli
 	tests/host/run.sh

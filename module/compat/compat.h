@@ -31,8 +31,9 @@
  * [4.18, 5.6): procfs takes a struct file_operations, not a struct
  * proc_ops, and its fields have no proc_ prefix (and lseek is llseek).
  * The procfs front end declares struct ms_proc_ops and names each field
- * MS_PROC(open) and so on, MS_PROC_LSEEK, which is either.  Before 5.6 procfs ignores .owner either way:
- * removal waits for running operations (proc_reg_*), as it does after.
+ * MS_PROC(open) and so on, or MS_PROC_LSEEK: either struct.  Before 5.6
+ * procfs ignores .owner as well: removal waits for running operations
+ * (proc_reg_*), as it does after.
  */
 #ifdef MS_HAVE_PROC_OPS
 #define ms_proc_ops proc_ops

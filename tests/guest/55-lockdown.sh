@@ -19,14 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
-# systemd mounts securityfs on a real host; the guest's init does not.
-SEC=/sys/kernel/security
-# Lockdown is an LSM from 5.4: an older kernel lacks it (check-old), and
-# may lack securityfs too.
-[ -d $SEC ] || kver_ge 5 4 || lacks "the lockdown LSM (Linux 5.4+) and securityfs"
-[ -e $SEC/lockdown ] || mount -t securityfs securityfs $SEC || fail "cannot mount securityfs"
-[ -e $SEC/lockdown ] || { kver_ge 5 4 && fail "no $SEC/lockdown: kernel without the lockdown LSM"; }
-[ -e $SEC/lockdown ] || lacks "the lockdown LSM (Linux 5.4+)"
+need_lockdown
 mode=$(cat $SEC/lockdown)
 expect_eq "lockdown (booted with lockdown=integrity)" "$mode" "none [integrity] confidentiality"
 

@@ -15,11 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
-SEC=/sys/kernel/security
-[ -d $SEC ] || kver_ge 5 4 || lacks "the lockdown LSM (Linux 5.4+) and securityfs"
-[ -e $SEC/lockdown ] || mount -t securityfs securityfs $SEC || fail "cannot mount securityfs"
-[ -e $SEC/lockdown ] || { kver_ge 5 4 && fail "no $SEC/lockdown: kernel without the lockdown LSM"; }
-[ -e $SEC/lockdown ] || lacks "the lockdown LSM (Linux 5.4+)"
+need_lockdown
 expect_eq "lockdown at boot" "$(cat $SEC/lockdown)" "[none] integrity confidentiality"
 
 ms_load procfs=1

@@ -74,6 +74,16 @@ need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 # make check allows no such skip (Debian's kernels have them all); make
 # check-old, on kernels built from older sources, allows exactly these.
 lacks() { skip "kernel lacks $*"; }
+# need_lockdown: securityfs mounted at $SEC with the lockdown LSM's file,
+# a "kernel lacks" skip before 5.4 (no lockdown LSM), a failure after.
+SEC=/sys/kernel/security
+need_lockdown() {
+	[ -d $SEC ] || kver_ge 5 4 || lacks "the lockdown LSM (Linux 5.4+) and securityfs"
+	# systemd mounts securityfs on a real host; the guest's init does not.
+	[ -e $SEC/lockdown ] || mount -t securityfs securityfs $SEC || fail "cannot mount securityfs"
+	[ -e $SEC/lockdown ] || { kver_ge 5 4 && fail "no $SEC/lockdown: kernel without the lockdown LSM"; }
+	[ -e $SEC/lockdown ] || lacks "the lockdown LSM (Linux 5.4+)"
+}
 # wait_open PID PATH SECONDS WHAT: until process PID has PATH open, so that
 # what a test does next meets it there.  Fails, naming WHAT, if PID exits
 # first (with /tmp/reader.err, its stderr by convention) or after SECONDS.

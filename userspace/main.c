@@ -64,6 +64,9 @@ static const struct ms_tool tools[] = {
 	{ "top", cmd_top, OPT_DELAY | OPT_INTERVAL,
 	  "top [-d SECONDS] [INTERVAL [COUNT]]",
 	  "live dashboard of memory rates (q quits)" },
+	{ "pmap", cmd_pmap, OPT_PID | OPT_MAP | OPT_DELAY | OPT_INTERVAL,
+	  "pmap -p PID [--map ADDRESS] [-d SECONDS | INTERVAL [COUNT]]",
+	  "per mapping: resident, swapped, dirty, anonymous, file, THP, KSM and zero-page KiB; --map: one mapping page by page (root for THP, KSM, zero page)" },
 	{ "export", cmd_export, OPT_PROM,
 	  "export [--prometheus]",
 	  "every counter and histogram in Prometheus text format" },
@@ -87,7 +90,8 @@ static void usage_all(FILE *fp)
 		"                    -h[elp] | -V | --version }\n"
 		"       TOOL := { status | faults | ffaults | swapin | hfaults | oomkill |\n"
 		"                 drsnoop | vmscan | shrinkers | compact | memleak | slabtop |\n"
-		"                 mmapsnoop | shmsnoop | brkstack | flamegraph | top | export }\n"
+		"                 mmapsnoop | shmsnoop | brkstack | flamegraph | top | pmap |\n"
+		"                 export }\n"
 		"       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
 		"       COUNT := number of reports; none: until Ctrl-C\n"
 		"\n");
@@ -307,7 +311,16 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 				print_error("bad delay \"%s\", give seconds such as -d 2", v ? v : "");
 				return ARGS_BAD;
 			}
+			o->has_delay = true;
 			used |= OPT_DELAY;
+		} else if (is_opt(a, NULL, "--map")) {
+			v = opt_value(argc, argv, &i, "--map");
+			if (!v || !*v) {
+				print_error("--map needs an address from pmap's Address column, e.g. --map 7f3a1c000000");
+				return ARGS_BAD;
+			}
+			o->map = v;
+			used |= OPT_MAP;
 		} else {
 			print_error("unknown option \"%s\", run `memscope help`", a);
 			return ARGS_BAD;
@@ -326,7 +339,8 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			    (used & ~(*tool)->opts) & OPT_TOP ? "--top" :
 			    (used & ~(*tool)->opts) & OPT_MIN_AGE ? "-o" :
 			    (used & ~(*tool)->opts) & OPT_STACKS ? "--stacks" :
-			    (used & ~(*tool)->opts) & OPT_TITLE ? "--title" : "--prometheus",
+			    (used & ~(*tool)->opts) & OPT_TITLE ? "--title" :
+			    (used & ~(*tool)->opts) & OPT_MAP ? "--map" : "--prometheus",
 			    (*tool)->usage);
 		return ARGS_BAD;
 	}
@@ -411,6 +425,9 @@ int main(int argc, char **argv)
 	if (tool->run == cmd_flamegraph)
 		return cmd_flamegraph(&o) ? 1 : 0;
 	ms_signals_init();
+	/* Needs no module: it reads /proc. */
+	if (tool->run == cmd_pmap)
+		return cmd_pmap(&o) ? 1 : 0;
 	if (ms_locate_dir(dir))
 		return 1;
 	if (tool->run != cmd_status && ms_check_format())

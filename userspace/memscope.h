@@ -38,6 +38,7 @@ enum {
 	OPT_STACKS	= 1 << 10,
 	OPT_FILE	= 1 << 11,	/* a FILE argument instead of INTERVAL */
 	OPT_TITLE	= 1 << 12,
+	OPT_MAP		= 1 << 13,	/* pmap --map ADDRESS */
 };
 
 struct ms_opts {
@@ -54,6 +55,7 @@ struct ms_opts {
 	double interval;
 	uint64_t count;		/* 0: forever */
 	double delay;		/* top -d */
+	bool has_delay;
 	bool has_top;		/* memleak --top N */
 	uint64_t top;
 	bool has_min_age;	/* memleak -o MIN_AGE_MS */
@@ -61,6 +63,7 @@ struct ms_opts {
 	bool stacks;		/* faults --stacks */
 	const char *file;	/* flamegraph FILE */
 	const char *title;	/* flamegraph --title */
+	const char *map;	/* pmap --map ADDRESS */
 };
 
 struct ms_tool {
@@ -183,6 +186,7 @@ int cmd_shrinkers(const struct ms_opts *o);
 int cmd_compact(const struct ms_opts *o);
 int cmd_top(const struct ms_opts *o);
 int cmd_export(const struct ms_opts *o);
+int cmd_pmap(const struct ms_opts *o);
 
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;

@@ -103,7 +103,7 @@ fi
 t_version() { ms --version; rc_is 0 && has "memscope $(cat "$ROOT/VERSION")"; }
 t "--version prints the VERSION file" t_version
 t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]" &&
-	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export; do
+	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top pmap export; do
 		has "  $tool" || return 1
 	done; }
 t "help lists every tool in grammar style" t_help
@@ -637,13 +637,37 @@ if missing or len(titles) != len(want):
 }
 t "flamegraph: folded stacks to a well-formed SVG; clear errors" t_flamegraph
 
+# pmap reads /proc, not the module: its errors, and a report of this
+# shell (the kernel's ground truth is tests/guest/27-pmap.sh).
+t_pmap_errors() {
+	ms pmap; rc_is 1 && has_err "pmap needs a process: memscope pmap -p PID" &&
+	{ ms pmap -p 2147483647; rc_is 1; } && has_err "no process 2147483647" &&
+	{ ms pmap -p $$ --map zz; rc_is 1; } && has_err 'bad --map "zz"' &&
+	{ ms pmap -p $$ --map 1; rc_is 1; } && has_err "no mapping of process $$ holds address 1" &&
+	{ ms faults --map 1; rc_is 1; } && has_err "faults does not take --map"
+}
+t "pmap: no -p, no process, a bad or unmapped --map address: clear errors" t_pmap_errors
+t_pmap_self() {
+	[ -r /proc/self/pagemap ] || { echo "no /proc/self/pagemap"; return 1; }
+	ms pmap -p $$; rc_is 0 && has_re "^ *Address Perm +Offset +Size +Rss +Swap +Dirty +Anon +File +THP +KSM +Zero Mapping$" &&
+		has "[stack]" &&
+		{ ms -j pmap -p $$; rc_is 0; } && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [x for x in d["mappings"] if x["mapping"] == "[stack]"]
+assert d["pid"] == int(sys.argv[2]) and len(m) == 1 and m[0]["rss_kb"] > 0, d
+assert sum(x["rss_kb"] for x in d["mappings"]) == d["total"]["rss_kb"], d["total"]
+' "$T/out" $$ || { show; return 1; }
+}
+t "pmap -p PID: pmap -X shaped lines and JSON with totals" t_pmap_self
+
 t_man() {
 	local man=$ROOT/userspace/memscope.8 w
 	if command -v groff >/dev/null; then
 		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
 	fi
 	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export \
-		mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \
+		pmap kpageflags \\-\\-map mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \
 		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
 		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
 		fault_latency_ns compaction_ns MEMSCOPE_DIR; do

@@ -80,7 +80,7 @@ if cat <&3 > /tmp/late.out 2>&1; then
 fi
 grep -q 'Input/output error' /tmp/late.out || fail "late read of /proc/memscope/stats: $(cat /tmp/late.out)"
 exec 3<&-
-lsmod | grep -q '^memscope ' && fail "module still loaded"
+ms_loaded && fail "module still loaded"
 
 # Degradation: a probe pointed at a symbol that does not exist is
 # unavailable, and every other probe still attaches.

@@ -20,7 +20,8 @@ expect_eq "panic_on_warn" "$(cat /proc/sys/kernel/panic_on_warn)" 1
 taskset -cp 0 $$ > /dev/null || fail "taskset: cannot pin this shell to CPU 0"
 KPL=/sys/kernel/debug/kprobes/list
 [ -r $KPL ] || fail "no $KPL"
-kprobes0=$(wc -l < $KPL)
+nlines $KPL
+kprobes0=$nlines
 
 i=0 writes=0 refused=0
 while [ $i -lt "$CYCLES" ]; do
@@ -47,11 +48,12 @@ while [ $i -lt "$CYCLES" ]; do
 	# kprobes than before the first load, and page faults, shrink_slab and
 	# compaction (tracepoints memscope hooks) run no handler of ours, which
 	# would oops from freed text.
-	[ "$(wc -l < $KPL)" = "$kprobes0" ] ||
+	nlines $KPL
+	[ "$nlines" = "$kprobes0" ] ||
 		fail "cycle $i: the unload left kprobes behind: $(cat $KPL)"
 	echo 2 > /proc/sys/vm/drop_caches
 	[ $((i % 10)) != 0 ] || echo 1 > /proc/sys/vm/compact_memory
-	lsmod | grep -q '^memscope ' && fail "cycle $i: memscope still loaded"
+	ms_loaded && fail "cycle $i: memscope still loaded"
 done
 diag "$CYCLES cycles; $writes control writes; $refused writers stopped by ENODEV (closing), the rest by EIO (file gone)"
 expect_eq "cycles" $i "$CYCLES"

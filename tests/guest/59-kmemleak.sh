@@ -170,7 +170,7 @@ echo "enable faults" > $D/control 2>/dev/null && fail "enable of a missing targe
 echo "enable oom_kill" > $D/control || fail "enable oom_kill"
 cat $D/probes $D/stats > /dev/null
 ms_unload
-lsmod | grep -q '^memscope ' && fail "memscope still loaded"
+ms_loaded && fail "memscope still loaded"
 
 # --- scan ---------------------------------------------------------------------
 # An object is reported once a scan finds it unreferenced and it is at

@@ -19,13 +19,26 @@ diag() { printf '# %s\n' "$*"; }
 fail() { printf '# FAIL: %s\n' "$*"; exit 1; }
 skip() { printf '# SKIP %s\n' "$*"; exit 4; }
 
+# ms_loaded: memscope is in /proc/modules (no program run: under TCG each
+# one costs tens of milliseconds, and the unload tests ask every cycle).
+ms_loaded() {
+	while read -r _m _; do
+		[ "$_m" = memscope ] && return 0
+	done < /proc/modules
+	return 1
+}
 # ms_load [params...]: load the module built for this kernel.
 # shellcheck disable=SC2120 # the parameters are optional
 ms_load() {
-	lsmod | grep -q '^memscope ' && rmmod memscope
+	ms_loaded && rmmod memscope
 	insmod "$KO" "$@" || fail "insmod $KO $* failed"
 }
-ms_unload() { lsmod | grep -q '^memscope ' && rmmod memscope; }
+ms_unload() { ms_loaded && rmmod memscope; }
+# nlines FILE: sets $nlines to FILE's number of lines, without a program.
+nlines() {
+	nlines=0
+	while IFS= read -r _l; do nlines=$((nlines + 1)); done < "$1"
+}
 # ms_stat KEY: a counter from the stats file.
 ms_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) exit 1 }' $D/stats; }
 # vmstat KEY: a counter from /proc/vmstat (0 if absent).
@@ -84,13 +97,21 @@ need_lockdown() {
 	[ -e $SEC/lockdown ] || { kver_ge 5 4 && fail "no $SEC/lockdown: kernel without the lockdown LSM"; }
 	[ -e $SEC/lockdown ] || lacks "the lockdown LSM (Linux 5.4+)"
 }
+# has_open PID PATH: one of process PID's descriptors is PATH (same device
+# and inode: test's -ef follows /proc/PID/fd's links), without a program.
+has_open() {
+	for _f in "/proc/$1/fd/"*; do
+		# shellcheck disable=SC3013 # dash, the guest's sh, has -ef
+		[ "$_f" -ef "$2" ] && return 0
+	done
+	return 1
+}
 # wait_open PID PATH SECONDS WHAT: until process PID has PATH open, so that
 # what a test does next meets it there.  Fails, naming WHAT, if PID exits
 # first (with /tmp/reader.err, its stderr by convention) or after SECONDS.
 wait_open() {
 	_t=0
-	# shellcheck disable=SC2010 # matches the targets of the fd symlinks
-	until ls -l "/proc/$1/fd" 2>/dev/null | grep -q " $2\$"; do
+	until has_open "$1" "$2"; do
 		kill -0 "$1" 2>/dev/null ||
 			fail "$4: reader of $2 exited before opening it: $(cat /tmp/reader.err 2>/dev/null)"
 		_t=$((_t + 1))

@@ -137,6 +137,11 @@ bg sh -c "while :; do flock -s $UL $W/readchunks -s 3 $D/stats > /dev/null 2>&1;
 
 # until_unloaded SECONDS: retry rmmod while readers come and go.
 # Bounded by the clock: a wait for the lock counts as well as a refusal.
+# 180 s, not less: under TCG this guest can crawl for minutes after a
+# drop_caches, every store to a freed page QEMU had translated code from
+# taking its slow path (6.12: one cycle's readers held the lock, crawling,
+# for 90 s; 6.1: one rmmod spent 210 s in clear_page); a hang of ours
+# still fails here, and the soft-lockup detector panics at 120 s.
 until_unloaded() {
 	t=0 u0=$(date +%s)
 	while ! flock -x -w 5 $UL rmmod memscope 2>/dev/null; do
@@ -158,7 +163,7 @@ while [ $i -lt "$CYCLES" ]; do
 		blocked=$!
 		# Up to 30 s, so that the unload meets the reader in the file.
 		wait_open $blocked /proc/memscope/events 30 "cycle $i"
-		until_unloaded 30
+		until_unloaded 180
 		# remove_proc_entry() ran the blocked reader down.
 		wait_gone $blocked 10 "cycle $i"
 		rundown=$((rundown + 1))
@@ -187,7 +192,7 @@ while [ $i -lt "$CYCLES" ]; do
 		[ "$f1" -gt "$f0" ] || { [ -n "$PARAMS" ] && [ "$(probe_state faults)" != attached ]; } ||
 			fail "cycle $i: faults did not move ($f0 -> $f1)"
 		kill $blocked; wait $blocked 2>/dev/null
-		until_unloaded 30
+		until_unloaded 180
 	fi
 	c=$(($(date +%s) - c0))
 	[ $c -le $slowest ] || slowest=$c

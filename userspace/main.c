@@ -67,6 +67,9 @@ static const struct ms_tool tools[] = {
 	{ "pmap", cmd_pmap, OPT_PID | OPT_MAP | OPT_DELAY | OPT_INTERVAL,
 	  "pmap -p PID [--map ADDRESS] [-d SECONDS | INTERVAL [COUNT]]",
 	  "per mapping: resident, swapped, dirty, anonymous, file, THP, KSM and zero-page KiB; --map: one mapping page by page (root for THP, KSM, zero page)" },
+	{ "analyze", cmd_analyze, OPT_INTERVAL,
+	  "analyze [DURATION]",
+	  "the book's memory analysis (7.1.3) over DURATION seconds (default 10): OOM kills, swap, free memory and PSI, processes, files, stalls, leaks, with findings" },
 	{ "export", cmd_export, OPT_PROM,
 	  "export [--prometheus]",
 	  "every counter and histogram in Prometheus text format" },
@@ -91,7 +94,7 @@ static void usage_all(FILE *fp)
 		"       TOOL := { status | faults | ffaults | swapin | hfaults | oomkill |\n"
 		"                 drsnoop | vmscan | shrinkers | compact | memleak | slabtop |\n"
 		"                 mmapsnoop | shmsnoop | brkstack | flamegraph | top | pmap |\n"
-		"                 export }\n"
+		"                 analyze | export }\n"
 		"       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
 		"       COUNT := number of reports; none: until Ctrl-C\n"
 		"\n");
@@ -428,6 +431,11 @@ int main(int argc, char **argv)
 	/* Needs no module: it reads /proc. */
 	if (tool->run == cmd_pmap)
 		return cmd_pmap(&o) ? 1 : 0;
+	/* Uses the module when it is there, and says what it missed when not. */
+	if (tool->run == cmd_analyze) {
+		o.dir = dir;
+		return cmd_analyze(&o) ? 1 : 0;
+	}
 	if (ms_locate_dir(dir))
 		return 1;
 	if (tool->run != cmd_status && ms_check_format())

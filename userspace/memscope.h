@@ -64,6 +64,7 @@ struct ms_opts {
 	const char *file;	/* flamegraph FILE */
 	const char *title;	/* flamegraph --title */
 	const char *map;	/* pmap --map ADDRESS */
+	const char *dir;	/* --dir, for tools that find the module themselves */
 };
 
 struct ms_tool {
@@ -187,6 +188,7 @@ int cmd_compact(const struct ms_opts *o);
 int cmd_top(const struct ms_opts *o);
 int cmd_export(const struct ms_opts *o);
 int cmd_pmap(const struct ms_opts *o);
+int cmd_analyze(const struct ms_opts *o);
 
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;

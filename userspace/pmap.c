@@ -5,7 +5,8 @@
  * Needs no module: /proc/PID/smaps names the mappings and gives the dirty
  * bytes, /proc/PID/pagemap tells each page present or swapped, anonymous
  * or file, and /proc/kpageflags (root) what a present page is: THP, KSM,
- * the shared zero page.
+ * the shared zero page (with /proc/kpagecount where kpageflags' KSM bit
+ * cannot be trusted, see pm_check_pfns()).
  *
  * Copyright (C) 2026 The memscope authors.
  */

@@ -103,7 +103,7 @@ fi
 t_version() { ms --version; rc_is 0 && has "memscope $(cat "$ROOT/VERSION")"; }
 t "--version prints the VERSION file" t_version
 t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]" &&
-	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top pmap export; do
+	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top pmap analyze export; do
 		has "  $tool" || return 1
 	done; }
 t "help lists every tool in grammar style" t_help
@@ -661,13 +661,38 @@ assert sum(x["rss_kb"] for x in d["mappings"]) == d["total"]["rss_kb"], d["total
 }
 t "pmap -p PID: pmap -X shaped lines and JSON with totals" t_pmap_self
 
+# analyze: every section and the closing findings, from a module's files,
+# or from /proc alone (this host has no module), and JSON of the same.
+t_analyze() {
+	local s
+	ms --dir "$FX/basic" analyze 0.1; rc_is 0 || return 1
+	for s in "1. OOM kills" "2. Swap" "3. Free memory and pressure" "4. Processes" \
+		"5. Files by page faults" "6. Reclaim and compaction stalls" "7. Outstanding allocations (memleak)" \
+		"Findings:"; do
+		has "$s" || return 1
+	done
+	count_is 7 "   => " && has "memscope module in $FX/basic" &&
+	has "last (memscope): Web Content (pid 501) in memcg /test" &&
+	{ ms -j --dir "$FX/basic" analyze 0.1; rc_is 0; } && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("oom", "swap", "memory", "processes", "files", "stalls", "memleak"):
+    assert "finding" in d[k] and d[k]["severity"] in (0, 1, 2, 3), k
+assert d["module"] is True and isinstance(d["findings"], list), d
+' "$T/out" || { show; return 1; }
+	ms analyze 0.1; rc_is 0 && has "without the module (memscope module not loaded): /proc only" &&
+		has "not seen: per-file faults" &&
+	{ ms analyze 1 2; rc_is 1; } && has_err "analyze takes one DURATION"
+}
+t "analyze: seven sections with findings, JSON, /proc alone without the module" t_analyze
+
 t_man() {
 	local man=$ROOT/userspace/memscope.8 w
 	if command -v groff >/dev/null; then
 		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
 	fi
 	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export \
-		pmap kpageflags \\-\\-map mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \
+		pmap kpageflags \\-\\-map analyze PSI mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \
 		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
 		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
 		fault_latency_ns compaction_ns MEMSCOPE_DIR; do

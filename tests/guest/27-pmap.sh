@@ -14,17 +14,14 @@ PAGE_KB=$(($(getconf PAGESIZE) / 1024))
 THP=/sys/kernel/mm/transparent_hugepage/enabled
 KSM=/sys/kernel/mm/ksm
 CG=/sys/fs/cgroup/mstest-pmap
-pid='' npid='' zdev='' thp0=''
+pid='' npid='' thp0=''
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	for p in $pid $npid; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	[ -e "$KSM/run" ] && echo 2 > "$KSM/run"
 	[ -n "$thp0" ] && echo "$thp0" > "$THP"
-	if [ -n "$zdev" ]; then
-		swapoff "/dev/$zdev" 2>/dev/null
-		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
-	fi
+	zram_swap_off
 	rmdir "$CG" 2>/dev/null
 	rm -f /tmp/pmap.file /tmp/pmap-nobody.file
 }
@@ -41,10 +38,7 @@ else
 	diag "no transparent huge pages on $REL: the thp region holds one small page"
 fi
 [ -e $KSM/run ] || lacks "KSM"
-{ modprobe zram 2>/dev/null && [ -e /sys/class/zram-control/hot_add ]; } || lacks "zram"
-zdev=zram$(cat /sys/class/zram-control/hot_add)
-{ echo 64M > "/sys/block/$zdev/disksize" && mkswap "/dev/$zdev" > /dev/null &&
-	swapon "/dev/$zdev"; } || fail "zram swap on $zdev"
+zram_swap 64M || lacks "zram"
 case $(cat $THP 2>/dev/null) in
 *"[never]"*) thp0=never; echo madvise > $THP ;;
 esac

@@ -17,15 +17,11 @@ need_root
 PATH=$PATH:/usr/sbin:/sbin
 CG=/sys/fs/cgroup/mstest-analyze
 LEAK=$TOP/build/$REL/kmod/msleak.ko
-zdev=''
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	grep -q '^msleak ' /proc/modules && rmmod msleak
-	if [ -n "$zdev" ]; then
-		swapoff "/dev/$zdev" 2>/dev/null
-		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
-	fi
+	zram_swap_off
 	rmdir "$CG" 2>/dev/null
 	ms_unload 2>/dev/null
 }
@@ -68,9 +64,7 @@ head -n 1 /tmp/f.txt | grep -q "OOM killer killed 1 task(s) in .* last oom_hog (
 	fail "first finding does not name the OOM kill of oom_hog ($hog) in /mstest-analyze"
 
 # 2. Heavy swapping in the memcg, to zram.
-zdev=zram$(cat /sys/class/zram-control/hot_add)
-{ echo 256M > "/sys/block/$zdev/disksize" && mkswap "/dev/$zdev" > /dev/null &&
-	swapon "/dev/$zdev"; } || fail "zram swap on $zdev"
+zram_swap 256M || fail "zram: $(modprobe zram 2>&1)"
 echo 16M > $CG/memory.max
 [ -e $CG/memory.swap.max ] && echo max > $CG/memory.swap.max
 p0=$(vmstat pswpin)
@@ -83,7 +77,7 @@ expect_ge "pswpin delta" $((p1 - p0)) 1
 findings /tmp/an-swap.json > /tmp/f.txt || fail "analyze (swap) JSON: $(head -c 300 /tmp/an-swap.json)"
 while read -r l; do diag "swap: $l"; done < /tmp/f.txt
 grep -q '^swapping: [0-9.]* pages/s in' /tmp/f.txt || fail "no 'swapping' in the closing findings"
-swapoff "/dev/$zdev"
+zram_swap_off
 
 # 3. A leak: memleak on, then 4096 kmalloc(256) nobody frees.
 echo "enable memleak" > $D/control || fail "enable memleak"

@@ -39,7 +39,7 @@ PATH=$PATH:/usr/sbin:/sbin
 CYCLES=${TEST_STRESS_CYCLES:-30}
 PARAMS=${TEST_STRESS_PARAMS:-}	# extra insmod parameters, e.g. disable=all
 CG=/sys/fs/cgroup/memscope-stress
-pids='' zdev=''
+pids=''
 
 # The guarantee "no WARN" rests on this: a WARN must panic the guest.
 expect_eq "panic_on_warn" "$(cat /proc/sys/kernel/panic_on_warn)" 1
@@ -80,10 +80,7 @@ stop_load() {
 cleanup() {
 	[ -n "$wd0" ] && echo "$wd0" > "$WD"
 	stop_load
-	if [ -n "$zdev" ]; then
-		swapoff "/dev/$zdev" 2>/dev/null
-		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
-	fi
+	zram_swap_off
 	rmdir "$CG" 2>/dev/null
 	ms_unload 2>/dev/null
 }
@@ -92,14 +89,8 @@ bg() { setsid "$@" & pids="$pids $!"; }
 
 # zram swap: a device of our own (hot_add), so earlier tests' zram0 does
 # not matter.
-if modprobe zram 2>/dev/null && [ -e /sys/class/zram-control/hot_add ]; then
-	zdev=zram$(cat /sys/class/zram-control/hot_add)
-	{ echo 128M > "/sys/block/$zdev/disksize" && mkswap "/dev/$zdev" > /dev/null &&
-		swapon "/dev/$zdev"; } || fail "zram swap on $zdev"
-	diag "swap on /dev/$zdev"
-else
-	fail "no zram"
-fi
+zram_swap 128M || fail "no zram"
+diag "swap on /dev/$zdev"
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 { mkdir -p $CG && echo 8M > $CG/memory.max; } || fail "no memcg with memory.max"
 

@@ -35,10 +35,7 @@ cleanup() {
 	ms_unload 2>/dev/null
 	[ -n "$oldhuge" ] && echo "$oldhuge" > /proc/sys/vm/nr_hugepages
 	rmdir $CG $CGOOM 2>/dev/null
-	if [ -n "$zdev" ]; then
-		swapoff "/dev/$zdev" 2>/dev/null
-		echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
-	fi
+	zram_swap_off
 }
 trap cleanup EXIT
 
@@ -76,14 +73,7 @@ mkdir -p $CG $CGOOM || fail "no cgroup v2 to make $CG"
 echo 16M > $CG/memory.max || fail "no memory controller"
 echo 16M > $CGOOM/memory.max
 [ -e $CGOOM/memory.swap.max ] && echo 0 > $CGOOM/memory.swap.max
-modprobe zram 2>/dev/null
-if [ -e /sys/class/zram-control/hot_add ]; then
-	zdev=zram$(cat /sys/class/zram-control/hot_add)
-	{ echo 128M > "/sys/block/$zdev/disksize" && mkswap "/dev/$zdev" > /dev/null &&
-		swapon "/dev/$zdev"; } || fail "zram swap on $zdev"
-else
-	diag "no zram: swap-ins are not exercised"
-fi
+zram_swap 128M || diag "no zram: swap-ins are not exercised"
 if [ -w /proc/sys/vm/nr_hugepages ]; then
 	oldhuge=$(cat /proc/sys/vm/nr_hugepages)
 	echo $((oldhuge + 1)) > /proc/sys/vm/nr_hugepages

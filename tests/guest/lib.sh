@@ -97,6 +97,23 @@ need_lockdown() {
 	[ -e $SEC/lockdown ] || { kver_ge 5 4 && fail "no $SEC/lockdown: kernel without the lockdown LSM"; }
 	[ -e $SEC/lockdown ] || lacks "the lockdown LSM (Linux 5.4+)"
 }
+# zram_swap SIZE: swap on a zram device of this test's own (hot_add, so
+# that an earlier test's zram0 does not matter); sets $zdev.  Returns 1
+# when the kernel has no zram (the caller says what that means for it).
+zdev=''
+zram_swap() {
+	{ modprobe zram 2>/dev/null && [ -e /sys/class/zram-control/hot_add ]; } || return 1
+	zdev=zram$(cat /sys/class/zram-control/hot_add)
+	{ echo "$1" > "/sys/block/$zdev/disksize" && mkswap "/dev/$zdev" > /dev/null &&
+		swapon "/dev/$zdev"; } || fail "zram swap on $zdev"
+}
+# zram_swap_off: undo zram_swap, if it ran (for EXIT traps).
+zram_swap_off() {
+	[ -n "$zdev" ] || return 0
+	swapoff "/dev/$zdev" 2>/dev/null
+	echo "${zdev#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null
+	zdev=
+}
 # has_open PID PATH: one of process PID's descriptors is PATH (same device
 # and inode: test's -ef follows /proc/PID/fd's links), without a program.
 has_open() {

@@ -59,6 +59,8 @@ struct an_snap {
 	struct ms_keyed by_pid, by_file, swapins;
 	struct ms_table leak;
 	bool have_leak;
+	bool leak_bad;			/* memleak there but unreadable */
+	struct ms_ring oom;
 };
 
 struct an_finding {
@@ -138,14 +140,16 @@ static bool psi_read(const char *path, uint64_t *some, uint64_t *full, double *s
 		unsigned long long total;
 		double a10;
 
-		if (sscanf(line + 5, "avg10=%lf avg60=%*f avg300=%*f total=%llu", &a10, &total) != 2)
+		char kind[8];
+
+		if (sscanf(line, "%7s avg10=%lf avg60=%*f avg300=%*f total=%llu", kind, &a10, &total) != 3)
 			continue;
-		if (!strncmp(line, "some ", 5)) {
+		if (!strcmp(kind, "some")) {
 			*some = total;
 			if (s10)
 				*s10 = a10;
 			ok = true;
-		} else if (!strncmp(line, "full ", 5)) {
+		} else if (!strcmp(kind, "full")) {
 			*full = total;
 			if (f10)
 				*f10 = a10;
@@ -227,7 +231,8 @@ static void read_cgroups(struct an_snap *s, const char *dir, int depth)
 		if (!n)
 			return;
 		s->cgs = n;
-		n[s->ncgs].path = ms_xstrdup(dir + strlen("/sys/fs/cgroup"));
+		n[s->ncgs].path = ms_xstrdup(!strncmp(dir, "/sys/fs/cgroup/unified", 22) ?
+					     dir + 22 : dir + strlen("/sys/fs/cgroup"));
 		n[s->ncgs].some_us = some;
 		n[s->ncgs].full_us = full;
 		s->ncgs++;
@@ -268,7 +273,10 @@ static int snap_take(struct an_ctx *c, struct an_snap *s)
 	s->psi = psi_read("/proc/pressure/memory", &s->psi_some_us, &s->psi_full_us,
 			  &s->psi_some10, &s->psi_full10);
 	read_procs(s);
-	read_cgroups(s, "/sys/fs/cgroup", 0);
+	/* cgroup2: the root, or /sys/fs/cgroup/unified on a hybrid v1 host. */
+	read_cgroups(s, access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
+			!access("/sys/fs/cgroup/unified/cgroup.controllers", F_OK) ?
+			"/sys/fs/cgroup/unified" : "/sys/fs/cgroup", 0);
 	if (!c->module)
 		return 0;
 	if (ms_load_stats(&s->st))
@@ -279,8 +287,15 @@ static int snap_take(struct an_ctx *c, struct an_snap *s)
 		return -1;
 	if (!ms_read_optional("memleak", &data, &len)) {
 		s->have_leak = !ms_parse_table(data, len, &s->leak);
+		if (!s->have_leak) {
+			ms_table_free(&s->leak);
+			s->leak_bad = true;
+		}
 		free(data);
 	}
+	/* Everything the report prints is read before it starts printing. */
+	if (ms_load_ring("oom", &s->oom, true) < 0)
+		return -1;
 	return 0;
 }
 
@@ -295,6 +310,7 @@ static void snap_free(struct an_snap *s)
 	ms_keyed_free(&s->swapins);
 	if (s->have_leak)
 		ms_table_free(&s->leak);
+	ms_ring_free(&s->oom);
 	free(s->procs);
 	for (i = 0; i < s->ncgs; i++)
 		free(s->cgs[i].path);
@@ -410,29 +426,33 @@ static void sec_oom(struct an_ctx *c, const struct an_snap *a, const struct an_s
 {
 	uint64_t total = ms_stats_val(&b->vm, "oom_kill"), now = vm_delta(a, b, "oom_kill");
 	char klast[512];
-	struct ms_ring ring;
 	const struct ms_record *r = NULL;
 	int kerr, kn;
 
 	section(1, "OOM kills", "oom");
 	print_uint(PRINT_ANY, "kills_since_boot", "   since boot: %llu (vmstat oom_kill)", total);
 	print_uint(PRINT_ANY, "kills", ", in these seconds: %llu\n", now);
-	memset(&ring, 0, sizeof(ring));
-	if (c->module && !ms_load_ring("oom", &ring, true) && ring.n) {
-		r = &ring.v[ring.n - 1];
+	if (c->module && b->oom.n) {
+		r = &b->oom.v[b->oom.n - 1];
 		print_string(PRINT_ANY, "last_victim", "   last (memscope): %s", rec(r, "victim_comm"));
-		print_string(PRINT_ANY, "last_victim_pid", " (pid %s)", rec(r, "victim_pid"));
+		print_num_str(PRINT_ANY, "last_victim_pid", " (pid %s)", rec(r, "victim_pid"));
 		print_string(PRINT_ANY, "last_memcg", " in memcg %s", rec(r, "memcg"));
-		print_string(PRINT_ANY, "last_anon_rss_kb", ", anon-rss %s kB\n", rec(r, "anon_rss_kb"));
+		print_num_str(PRINT_ANY, "last_anon_rss_kb", ", anon-rss %s kB\n", rec(r, "anon_rss_kb"));
 	}
 	kn = kmsg_ooms(klast, sizeof(klast), &kerr);
-	if (kn < 0)
+	if (kn < 0) {
 		line("kernel log: cannot read /dev/kmsg (%s)%s", strerror(kerr),
 		     kerr == EPERM || kerr == EACCES ? ", needs root" : "");
-	else if (kn)
-		line("kernel log: %d \"Killed process\" lines; last: %s", kn, klast);
-	else
-		line("kernel log: no \"Killed process\" line");
+		print_string(PRINT_JSON, "kernel_log_error", NULL, strerror(kerr));
+	} else {
+		if (kn)
+			line("kernel log: %d \"Killed process\" lines; last: %s", kn, klast);
+		else
+			line("kernel log: no \"Killed process\" line");
+		print_uint(PRINT_JSON, "kernel_log_kills", NULL, (uint64_t)kn);
+		if (kn)
+			print_string(PRINT_JSON, "kernel_log_last", NULL, klast);
+	}
 	if (!c->module)
 		line("victim details need the module (oom file)");
 	if (now) {
@@ -449,7 +469,6 @@ static void sec_oom(struct an_ctx *c, const struct an_snap *a, const struct an_s
 	} else {
 		finding(c, SEV_OK, "no OOM kill since boot");
 	}
-	ms_ring_free(&ring);
 }
 
 static void sec_swap(struct an_ctx *c, const struct an_snap *a, const struct an_snap *b)
@@ -486,12 +505,18 @@ static void sec_swap(struct an_ctx *c, const struct an_snap *a, const struct an_
 		struct ms_keyed d;
 		size_t i;
 
+		open_json_array("swapins_by_pid");
 		if (!ms_keyed_delta(&b->swapins, &a->swapins, 0, &d)) {
-			for (i = 0; i < d.n && i < 3; i++)
-				line("swap-ins by %s (pid %s): %llu", d.rows[i].label, d.rows[i].key,
-				     (unsigned long long)d.rows[i].v[0]);
+			for (i = 0; i < d.n && i < 3; i++) {
+				open_json_object(NULL);
+				print_string(PRINT_ANY, "comm", "   swap-ins by %s", d.rows[i].label);
+				print_num_str(PRINT_ANY, "pid", " (pid %s)", d.rows[i].key);
+				print_uint(PRINT_ANY, "swapins", ": %llu\n", d.rows[i].v[0]);
+				close_json_object();
+			}
 			ms_keyed_free(&d);
 		}
+		close_json_array();
 	}
 	if (!ndev)
 		finding(c, SEV_OK, "no swap device");
@@ -535,6 +560,10 @@ static void sec_memory(struct an_ctx *c, const struct an_snap *a, const struct a
 		for (i = 0; d && i < b->ncgs; i++)
 			for (j = 0; j < a->ncgs; j++)
 				if (!strcmp(a->cgs[j].path, b->cgs[i].path)) {
+					/* Removed and made again in between: not comparable. */
+					if (b->cgs[i].some_us < a->cgs[j].some_us ||
+					    b->cgs[i].full_us < a->cgs[j].full_us)
+						break;
 					d[nd].path = b->cgs[i].path;
 					d[nd].full_us = b->cgs[i].full_us - a->cgs[j].full_us;
 					d[nd].some_us = b->cgs[i].some_us - a->cgs[j].some_us;
@@ -555,7 +584,9 @@ static void sec_memory(struct an_ctx *c, const struct an_snap *a, const struct a
 	} else {
 		line("PSI: no /proc/pressure/memory (Linux 4.20+, CONFIG_PSI, psi=1)");
 	}
-	if (avail < 5)
+	if (!b->mem_total_kb)
+		finding(c, SEV_OK, "no MemTotal in /proc/meminfo");
+	else if (avail < 5)
 		finding(c, SEV_BAD, "%.1f%% of memory available: nearly exhausted", avail);
 	else if (full >= 10)
 		finding(c, SEV_WARN, "all tasks stalled on memory %.0f%% of the time (PSI full): memory pressure", full);
@@ -583,10 +614,17 @@ static int proc_cmp_faults(const void *x, const void *y)
 	return a->faults < b->faults ? 1 : a->faults > b->faults ? -1 : 0;
 }
 
-static void sec_procs(struct an_ctx *c, const struct an_snap *a, struct an_snap *b)
+static int proc_cmp_pid(const void *x, const void *y)
+{
+	const struct an_proc *a = x, *b = y;
+
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static void sec_procs(struct an_ctx *c, struct an_snap *a, struct an_snap *b)
 {
 	struct an_proc *d;
-	size_t i, j, nd = 0;
+	size_t i, nd = 0;
 
 	section(4, "Processes", "processes");
 	qsort(b->procs, b->nprocs, sizeof(*b->procs), proc_cmp_rss);
@@ -609,7 +647,7 @@ static void sec_procs(struct an_ctx *c, const struct an_snap *a, struct an_snap 
 		if (!ms_keyed_delta(&b->by_pid, &a->by_pid, 0, &k)) {
 			for (i = 0; i < k.n && i < AN_TOP; i++) {
 				open_json_object(NULL);
-				print_string(PRINT_ANY, "pid", "   %8s", k.rows[i].key);
+				print_num_str(PRINT_ANY, "pid", "   %8s", k.rows[i].key);
 				print_string(PRINT_ANY, "comm", " %-16s", k.rows[i].label);
 				print_float(PRINT_ANY, "faults_per_s", " %.0f faults/s\n", k.rows[i].v[0] / c->dur);
 				close_json_object();
@@ -618,15 +656,17 @@ static void sec_procs(struct an_ctx *c, const struct an_snap *a, struct an_snap 
 		}
 	} else {
 		d = calloc(b->nprocs ? b->nprocs : 1, sizeof(*d));
-		for (i = 0; d && i < b->nprocs; i++)
-			for (j = 0; j < a->nprocs; j++)
-				if (a->procs[j].pid == b->procs[i].pid && a->procs[j].start == b->procs[i].start) {
-					d[nd] = b->procs[i];
-					d[nd].faults -= a->procs[j].faults;
-					if (d[nd].faults)
-						nd++;
-					break;
-				}
+		qsort(a->procs, a->nprocs, sizeof(*a->procs), proc_cmp_pid);
+		for (i = 0; d && i < b->nprocs; i++) {
+			const struct an_proc *was = bsearch(&b->procs[i], a->procs, a->nprocs,
+							    sizeof(*a->procs), proc_cmp_pid);
+
+			/* The same process: a reused pid has another start time. */
+			if (!was || was->start != b->procs[i].start || b->procs[i].faults <= was->faults)
+				continue;
+			d[nd] = b->procs[i];
+			d[nd++].faults -= was->faults;
+		}
 		qsort(d, nd, sizeof(*d), proc_cmp_faults);
 		for (i = 0; i < nd && i < AN_TOP; i++) {
 			open_json_object(NULL);
@@ -690,7 +730,8 @@ static void sec_files(struct an_ctx *c, const struct an_snap *a, const struct an
 
 static void sec_stalls(struct an_ctx *c, const struct an_snap *a, const struct an_snap *b)
 {
-	uint64_t stalls = vm_sum(b, "allocstall") - vm_sum(a, "allocstall");
+	uint64_t sa = vm_sum(a, "allocstall"), sb = vm_sum(b, "allocstall");
+	uint64_t stalls = sb > sa ? sb - sa : 0;
 	uint64_t cstalls = vm_delta(a, b, "compact_stall");
 	double dr_s = 0, mr_s = 0, co_s = 0;
 
@@ -746,6 +787,11 @@ static void sec_memleak(struct an_ctx *c, const struct an_snap *a, const struct 
 	if (!c->module) {
 		line("needs the module: %s", c->no_module);
 		finding(c, SEV_OK, "not seen without the module");
+		return;
+	}
+	if (b->leak_bad) {
+		line("the memleak file did not parse: see `memscope memleak`");
+		finding(c, SEV_OK, "memleak file unreadable");
 		return;
 	}
 	if (ms_stats_val(&b->st, "memleak_allocs") == 0 || !b->have_leak) {
@@ -850,10 +896,18 @@ int cmd_analyze(const struct ms_opts *o)
 			return 1;
 		c.module = true;
 	} else {
+		int e1 = 0, e2 = 0;
+
 		snprintf(path, sizeof(path), "%s/stats", MS_DEBUGFS_DIR);
-		if (access(path, R_OK) && (snprintf(path, sizeof(path), "%s/stats", MS_PROCFS_DIR),
-					   access(path, R_OK))) {
-			c.no_module = errno == EACCES || errno == EPERM ?
+		if (access(path, R_OK))
+			e1 = errno;
+		snprintf(path, sizeof(path), "%s/stats", MS_PROCFS_DIR);
+		if (e1 && access(path, R_OK))
+			e2 = errno;
+		if (e1 && e2) {
+			/* Loaded but closed to us, or not loaded at all. */
+			c.no_module = !access("/sys/module/memscope", F_OK) ||
+				      e1 == EACCES || e1 == EPERM || e2 == EACCES || e2 == EPERM ?
 				      "its files need root" : "memscope module not loaded";
 		} else if (ms_locate_dir(NULL) || ms_check_format()) {
 			return 1;
@@ -862,17 +916,17 @@ int cmd_analyze(const struct ms_opts *o)
 		}
 	}
 	if (snap_take(&c, &a))
-		goto out_a;
+		goto out;
 	if (!print_is_json())
 		fprintf(stderr, "memscope analyze: sampling for %.1f s...\n", c.dur);
 	ms_interval_start();
-	if (!ms_interval_wait(c.dur)) {
-		snap_free(&a);
-		return 0;
-	}
-	if (snap_take(&c, &b))
+	/* Ctrl-C: report over the seconds there were. */
+	ms_interval_wait(c.dur);
+	if (snap_take(&c, &b)) {
+		snap_free(&b);
 		goto out;
-	if (!ms_test_steps())
+	}
+	if (!ms_test_steps() && b.t > a.t)
 		c.dur = b.t - a.t;
 	uname(&u);
 	print_begin_record();
@@ -896,9 +950,6 @@ int cmd_analyze(const struct ms_opts *o)
 	ret = 0;
 	snap_free(&b);
 out:
-	snap_free(&a);
-	return ret;
-out_a:
 	snap_free(&a);
 	return ret;
 }

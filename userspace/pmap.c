@@ -11,6 +11,7 @@
  * Copyright (C) 2026 The memscope authors.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,6 +34,7 @@
 #define KPF_ZERO_PAGE	24
 
 #define PM_BATCH	512		/* pagemap entries per read */
+#define PM_MAP_MAX	(1u << 20)	/* pages --map draws: 4 GiB of 4 KiB pages */
 
 enum { C_RSS, C_SWAP, C_ANON, C_FILE, C_THP, C_KSM, C_ZERO, C_NR };
 static const char *const c_keys[C_NR] = {
@@ -210,6 +212,8 @@ static char pm_page(struct pm_proc *p, const struct pm_map *m, uint64_t e, uint6
 	/*
 	 * Where KPF_KSM is set on every anonymous page, a KSM page is one
 	 * that more than one address maps (a stable page KSM merged into).
+	 * An anonymous page a fork() shares is mapped twice too: in a
+	 * mergeable mapping on such a kernel, it shows as KSM.
 	 */
 	if ((f & (1ULL << KPF_KSM)) && m->mergeable &&
 	    (!p->ksm_flag_broken || pm_kpagecount(p, e & PM_PFN_MASK) > 1)) {
@@ -291,7 +295,10 @@ static int pm_open(struct pm_proc *p, int64_t pid)
 	snprintf(path, sizeof(path), "/proc/%" PRId64 "/pagemap", pid);
 	p->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (p->pagemap_fd < 0) {
-		if (errno == ENOENT && access("/proc/self/pagemap", F_OK))
+		if (errno == ESRCH)
+			print_error("process %" PRId64 " (%s) has no user memory (a kernel thread, or a zombie): pmap shows a process's user mappings",
+				    pid, p->comm);
+		else if (errno == ENOENT && access("/proc/self/pagemap", F_OK))
 			print_error("this kernel has no /proc/PID/pagemap (CONFIG_PROC_PAGE_MONITOR is off), pmap cannot run here");
 		else
 			pm_open_err(path, pid);
@@ -400,6 +407,10 @@ static void pm_print_map(const struct pm_map *m, const char *map, long page)
 	const int width = 64;
 
 	if (print_is_json()) {
+		char addr[24];
+
+		snprintf(addr, sizeof(addr), "%" PRIx64, m->start);
+		print_string(PRINT_JSON, "map_address", NULL, addr);
 		print_string(PRINT_JSON, "map", NULL, map);
 		return;
 	}
@@ -432,6 +443,13 @@ static int pm_report(const struct ms_opts *o, uint64_t map_addr, bool want_map)
 			print_error("no mapping of process %" PRId64 " holds address %" PRIx64
 				    ", pick an Address from `memscope pmap -p %" PRId64 "`",
 				    o->pid, map_addr, o->pid);
+			goto out;
+		}
+		/* A character a page: a reservation of TiB (ASan's shadow) is not drawable. */
+		if ((mm->end - mm->start) / p.page > PM_MAP_MAX) {
+			print_error("the mapping at %" PRIx64 " is %" PRIu64 " MiB, too large to draw a character a page (at most %u MiB); pick a smaller one",
+				    mm->start, (mm->end - mm->start) >> 20,
+				    (unsigned int)(PM_MAP_MAX * (uint64_t)p.page >> 20));
 			goto out;
 		}
 		map = ms_xcalloc((mm->end - mm->start) / p.page + 1, 1);
@@ -516,7 +534,7 @@ int cmd_pmap(const struct ms_opts *o)
 			s += 2;
 		errno = 0;
 		map_addr = strtoull(s, &end, 16);
-		if (!*s || *end || errno) {
+		if (!isxdigit((unsigned char)*s) || *end || errno) {
 			print_error("bad --map \"%s\", give an address from pmap's Address column, e.g. --map 7f3a1c000000",
 				    o->map);
 			return -1;

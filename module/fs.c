@@ -61,6 +61,7 @@ static int ms_show(struct seq_file *m, void *unused)
 		seq_printf(m, "memleak_size %u memleak_sample %u\n", ms_leak_size(),
 			   ms_leak_sample_rate());
 		seq_printf(m, "ustack_depth %u\n", ms_ustack_depth);
+		seq_printf(m, "swap_residency_size %u\n", ms_swres_size());
 		return 0;
 	case MS_F_PROBES:
 		ms_probes_show(m);
@@ -221,6 +222,7 @@ static const struct ms_file ms_files[] = {
 	MS_F("slab", MS_F_TABLE, MS_T_SLAB),
 	MS_F("faults_by_stack", MS_F_TABLE, MS_T_FAULTS_BY_STACK),
 	MS_F("brk_by_stack", MS_F_TABLE, MS_T_BRK_BY_STACK),
+	MS_F("swap_residency_by_pid", MS_F_TABLE, MS_T_SWAP_RESIDENCY_BY_PID),
 	MS_F("oom", MS_F_RING, MS_EV_OOM),
 	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
 	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),

@@ -30,13 +30,14 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
  * + kretprobe instances (maxactive * (instance + data))
  * + begin/end pairing slots (vmscan.c, fixed)
  * + memleak's table (memleak_size * its 64-byte slot)
+ * + the swap residency table (swap_residency_size * its 32-byte slot)
  * + the stack tables' frames (2 * table_size * ustack_depth * 8).
  * The module's own text and data are not in it: lsmod shows those.
  */
 size_t ms_footprint(void)
 {
 	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes() +
-		       ms_leak_bytes();
+		       ms_leak_bytes() + ms_swres_bytes();
 	int i;
 
 	/*
@@ -88,7 +89,9 @@ static int __init memscope_init(void)
 		goto err_tables;
 
 	/* Families only declare their probes here; nothing fires yet. */
-	ms_swap_init();
+	err = ms_swap_init();
+	if (err)
+		goto err_events;
 	ms_hugetlb_init();
 	ms_oom_init();
 	ms_vmscan_init();
@@ -113,6 +116,8 @@ err_fs:
 	ms_fs_exit();
 err_memleak:
 	ms_memleak_exit();
+	ms_swap_exit();
+err_events:
 	ms_events_exit();
 err_tables:
 	ms_tables_exit();
@@ -124,6 +129,7 @@ static void __exit memscope_exit(void)
 	ms_probes_exit();
 	ms_fs_exit();
 	ms_memleak_exit();
+	ms_swap_exit();
 	ms_events_exit();
 	ms_tables_exit();
 	pr_info("memscope unloaded\n");

@@ -42,7 +42,8 @@
 	X(dropped) X(events_lost) X(unmatched_ends)			\
 	X(faults_unclassified) X(table_reused) X(reset_count)		\
 	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
-	X(memleak_dropped)
+	X(memleak_dropped) X(swapouts) X(swapins_untimed) X(swap_unread) \
+	X(swap_residency_dropped)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -66,7 +67,7 @@ static __always_inline void ms_stat_inc(enum ms_stat s)
 /* log2 histograms in bpftrace's layout: [0], [1], [2,4), ... [2^63, 2^64) */
 #define MS_HISTS(X)							\
 	X(fault_latency_ns) X(direct_reclaim_ns) X(memcg_reclaim_ns)	\
-	X(shrink_slab_ns) X(compaction_ns)
+	X(shrink_slab_ns) X(compaction_ns) X(swap_residency_ns)
 
 #define MS_HIST_ENUM(name) MS_H_##name,
 enum ms_hist { MS_HISTS(MS_HIST_ENUM) MS_NR_HISTS };
@@ -163,7 +164,8 @@ struct ms_probe {
 	X(kmem_cache_alloc_node) X(page_alloc) X(percpu_alloc)		\
 	X(slab_free) X(slab_free_bulk) X(slab_alloc) X(slab_alloc_node)	\
 	X(slab_alloc_lru) X(slab_alloc_bulk) X(mmap) X(shm)		\
-	X(fault_stacks) X(brk)
+	X(fault_stacks) X(brk) X(swapout) X(swapout_zswap)		\
+	X(swapout_owner)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };
@@ -225,7 +227,16 @@ struct ms_table {
 	struct ms_row *rows;
 	local64_t **cnt;		/* [cpu][slot * ncols + col] */
 	unsigned long *frames;		/* MS_TK_STACK: [slot * ms_ustack_depth + i] */
+	/*
+	 * A log2 histogram per row, [slot * MS_ROW_BUCKETS + log2], for a
+	 * per-row median printed after the counters.  Not per CPU: only for
+	 * rows updated on slow paths (swap I/O).
+	 */
+	bool row_hist;
+	atomic_t *buckets;
 };
+
+#define MS_ROW_BUCKETS 64
 
 enum ms_table_id {
 	MS_T_FAULTS_BY_PID,
@@ -238,6 +249,7 @@ enum ms_table_id {
 	MS_T_SLAB,
 	MS_T_FAULTS_BY_STACK,
 	MS_T_BRK_BY_STACK,
+	MS_T_SWAP_RESIDENCY_BY_PID,
 	MS_NR_TABLES,
 };
 extern struct ms_table ms_tables[MS_NR_TABLES];
@@ -264,24 +276,22 @@ static __always_inline struct ms_row *ms_table_hit(struct ms_table *t, u64 key)
  * shown as the shell that forked it.  The name is the thread group
  * leader's comm, which `ps` shows.  For the running task, in probe context.
  */
-static __always_inline struct ms_row *ms_table_get_task(struct ms_table *t)
+static __always_inline struct ms_row *ms_table_get_tc(struct ms_table *t, pid_t tgid,
+							const char *comm_bytes)
 {
-	struct task_struct *tsk = current;
-	const u64 *comm = (const u64 *)tsk->group_leader->comm;
+	const u64 *comm = (const u64 *)comm_bytes;
 	u64 c0, c1, key;
 	struct ms_row *row;
 
 	BUILD_BUG_ON(TASK_COMM_LEN != 2 * sizeof(u64));
 	/*
-	 * The leader outlives every other thread (a zombie until the group is
-	 * empty) and changes only in de_thread(), once the others are gone, so
-	 * a running task's group_leader needs no RCU.  As get_task_comm()
-	 * without task_lock: a racing rename shows either name.  The name is
-	 * read once, in registers: the key and the name published agree.
+	 * As get_task_comm() without task_lock: a racing rename shows either
+	 * name.  The name is read once, in registers: the key and the name
+	 * published agree.
 	 */
 	c0 = READ_ONCE(comm[0]);
 	c1 = READ_ONCE(comm[1]);
-	key = ((u64)tsk->tgid << 32 | 1) ^ (c0 * 0x9e3779b97f4a7c15ULL) ^
+	key = ((u64)tgid << 32 | 1) ^ (c0 * 0x9e3779b97f4a7c15ULL) ^
 	      (c1 * 0xc2b2ae3d27d4eb4fULL);
 	key |= 1;	/* never 0, the free marker */
 	row = ms_table_hit(t, key);
@@ -289,8 +299,20 @@ static __always_inline struct ms_row *ms_table_get_task(struct ms_table *t)
 		return row;
 	row = ms_table_get(t, key);
 	if (row && !READ_ONCE(row->ready))
-		ms_row_publish_task(row, tsk->tgid, c0, c1);
+		ms_row_publish_task(row, tgid, c0, c1);
 	return row;
+}
+
+static __always_inline struct ms_row *ms_table_get_task(struct ms_table *t)
+{
+	struct task_struct *tsk = current;
+
+	/*
+	 * The leader outlives every other thread (a zombie until the group is
+	 * empty) and changes only in de_thread(), once the others are gone, so
+	 * a running task's group_leader needs no RCU.
+	 */
+	return ms_table_get_tc(t, tsk->tgid, tsk->group_leader->comm);
 }
 
 /*
@@ -484,6 +506,9 @@ int ms_leak_open(struct file *file);
 int ms_leak_release(struct inode *inode, struct file *file);
 const char *ms_fault_hook(void);
 int ms_swap_init(void);
+void ms_swap_exit(void);
+unsigned int ms_swres_size(void);
+size_t ms_swres_bytes(void);
 int ms_hugetlb_init(void);
 int ms_oom_init(void);
 int ms_vmscan_init(void);

@@ -29,9 +29,51 @@
  * and on older kernels swapins = pswpin.  Reads through a filesystem's
  * swap_rw (swap files on NFS) count in pswpin only when they succeed; a
  * failed one still counts here.
+ *
+ * Swap residency (BPF Performance Tools, ch. 7, exercise 10): how long a
+ * page stays in swap before it is read back.  __swap_writepage() is where
+ * every page written to a swap device passes, and nothing else: zswap
+ * and the zeromap have already taken theirs, and zswap's writeback comes
+ * through it too, so the pages it sees are the ones pswpout counts.  It
+ * notes the time against the swap entry, the head page's private on every
+ * version (6.6's folio->swap aliases it), one entry per page of a large
+ * folio.  The swap-in probe above sees the same entries, takes them out
+ * and adds the difference to hist/swap_residency_ns.
+ *
+ * The process whose page it was: reclaim writes pages from whatever task
+ * reclaims, so the owner is taken just before, when try_to_unmap_one()
+ * unmaps the page from a process (the entry is allocated by then:
+ * add_to_swap() comes first), as mm->owner, which needs CONFIG_MEMCG.  A
+ * page mapped by several processes goes to the last one unmapped; shmem
+ * pages have none.  swap_residency_by_pid counts, per owner, the pages
+ * written and the pages read back with a swap-out on record, with the
+ * median of their residency.
+ *
+ * The entries live in a table of swap_residency_size slots allocated at
+ * load, in 64 segments under raw spinlocks (probe context, PREEMPT_RT):
+ * a slot is found among 16 in its segment, and when all 16 are taken the
+ * oldest is let go and counted in swap_residency_dropped.  Only a read
+ * takes an entry out: a slot that is freed without being read (its
+ * process exited, or the page came back from the swap cache) stays until
+ * its entry is written again, and then counts in swap_unread, or until it
+ * is the oldest of a full segment.  Caveats, each counted rather than
+ * guessed:
+ *   - pages zswap keeps are never written (nor in pswpout): their
+ *     swap-ins, and any other read with no swap-out on record, count in
+ *     swapins_untimed (a time still held for a slot zswap stores again is
+ *     let go first, in swap_unread);
+ *   - a swap-in served from the swap cache reads nothing and ends no
+ *     residency: that entry's next write counts in swap_unread;
+ *   - swap readahead reads neighbours early: the residency ends at the
+ *     read, not at the fault that uses the page;
+ *   - a clean page evicted again from the swap cache is not written
+ *     again: its next read is untimed.
  */
 #include <linux/mm.h>
+#include <linux/rmap.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 
 #include "memscope.h"
 
@@ -51,6 +93,259 @@ static const char *const ms_zswap_targets[] = {
 static struct ms_probe ms_swapin_probe;
 static struct ms_probe ms_zswap_probe;
 
+static const char *const ms_swapout_targets[] = {
+	"__swap_writepage",	/* (struct page * | struct folio *, ...) */
+	NULL,
+};
+
+/* Before the device write: zswap may keep the page instead. */
+static const char *const ms_swapout_zswap_targets[] = {
+	"zswap_store",		/* 6.5: bool (struct folio *) */
+	"__frontswap_store",	/* int (struct page *) */
+	NULL,
+};
+
+static const char *const ms_swapout_owner_targets[] = {
+	"try_to_unmap_one",	/* (struct page * | struct folio *, vma, address, arg) */
+	NULL,
+};
+
+#define MS_SWRES_SEGS	64
+#define MS_SWRES_PROBES	16
+#define MS_SWRES_NOROW	U32_MAX
+
+struct ms_swres {
+	unsigned long entry;		/* swp_entry_t.val; 0: a free slot */
+	u64 out_ns;			/* when it was written */
+	u64 row_key;			/* the owner's row, if its key still is this */
+	u32 row;			/* or MS_SWRES_NOROW */
+	u32 pad;
+};
+
+static struct {
+	raw_spinlock_t lock;
+} ____cacheline_aligned_in_smp ms_swres_segs[MS_SWRES_SEGS];
+
+static struct ms_swres *ms_swres;
+static unsigned int ms_swres_seg_size;
+
+/*
+ * The owner of the folio this CPU unmapped last, for its write.  Reclaim
+ * unmaps a folio and then writes it, in one pass over it by one task
+ * (shrink_folio_list()), with nothing between that sleeps; a task moved
+ * to another CPU in between loses the owner, and the page counts in the
+ * totals only.
+ */
+struct ms_swres_last {
+	unsigned long entry;
+	unsigned long nr;
+	u64 row_key;
+	u32 row;
+};
+static DEFINE_PER_CPU(struct ms_swres_last, ms_swres_last);
+
+static unsigned int swap_residency_size = 16384;
+module_param(swap_residency_size, uint, 0400);
+MODULE_PARM_DESC(swap_residency_size, "Pages in swap whose swap-out time is kept (rounded up to a power of two, 1024..4194304)");
+
+unsigned int ms_swres_size(void)
+{
+	return roundup_pow_of_two(clamp(swap_residency_size, 1024U, 1U << 22));
+}
+
+size_t ms_swres_bytes(void)
+{
+	return (size_t)ms_swres_size() * sizeof(struct ms_swres);
+}
+
+static __always_inline struct ms_swres *ms_swres_seg(unsigned long entry, unsigned int *seg,
+						      unsigned int *slot)
+{
+	u32 h = hash_long(entry, 32);
+
+	*seg = h & (MS_SWRES_SEGS - 1);
+	*slot = (h >> 6) & (ms_swres_seg_size - 1);
+	return ms_swres + (size_t)*seg * ms_swres_seg_size;
+}
+
+/*
+ * The slot that holds @entry, else a free one, else the oldest, which the
+ * caller takes over.  Under the segment's lock.
+ */
+static struct ms_swres *ms_swres_find(struct ms_swres *seg, unsigned int slot,
+				      unsigned long entry, bool *found)
+{
+	struct ms_swres *free = NULL, *oldest = NULL;
+	unsigned int i;
+
+	for (i = 0; i < MS_SWRES_PROBES; i++) {
+		struct ms_swres *e = &seg[(slot + i) & (ms_swres_seg_size - 1)];
+
+		if (e->entry == entry) {
+			*found = true;
+			return e;
+		}
+		if (!e->entry) {
+			if (!free)
+				free = e;
+		} else if (!oldest || e->out_ns < oldest->out_ns) {
+			oldest = e;
+		}
+	}
+	*found = false;
+	return free ?: oldest;
+}
+
+/* The owner's row, if it is still that owner's. */
+static struct ms_row *ms_swres_row(u32 row, u64 key)
+{
+	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+
+	if (row == MS_SWRES_NOROW || READ_ONCE(t->rows[row].key) != key)
+		return NULL;
+	return &t->rows[row];
+}
+
+/* try_to_unmap_one(): whose pages these are, for the write that follows. */
+static int ms_swapout_owner_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct page *page = (struct page *)ms_arg(regs, 0);
+	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, 1);
+	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+	struct ms_swres_last *last;
+	struct task_struct *owner;
+	struct ms_row *row;
+
+	if (!PageAnon(page) || !ms_page_swapcache(page))
+		return 0;
+	ms_hit(MS_P_swapout_owner);
+	/*
+	 * A task_struct is freed after an RCU grace period, which kprobe
+	 * context (preemption off) holds off; mm->owner moves on before its
+	 * task goes.
+	 */
+	owner = ms_mm_owner(vma->vm_mm);
+	if (!owner)
+		return 0;
+	row = ms_table_get_tc(t, READ_ONCE(owner->tgid), owner->comm);
+	if (!row)
+		return 0;
+	last = this_cpu_ptr(&ms_swres_last);
+	last->entry = page_private(page);
+	last->nr = 1UL << compound_order(page);
+	last->row = row - t->rows;
+	last->row_key = READ_ONCE(row->key);
+	return 0;
+}
+
+static int ms_swapout_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct page *page = (struct page *)ms_arg(regs, 0);
+	unsigned long entry = page_private(page), nr = 1UL << compound_order(page), i, flags;
+	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+	struct ms_swres_last *last = this_cpu_ptr(&ms_swres_last);
+	u32 row = MS_SWRES_NOROW;
+	u64 now = ktime_get_ns(), key = 0;
+	struct ms_row *r;
+	unsigned int s, slot;
+
+	ms_hit(MS_P_swapout);
+	ms_stat_add(MS_swapouts, nr);
+	if (entry - last->entry < last->nr) {
+		row = last->row;
+		key = last->row_key;
+		last->nr = 0;		/* once: the entry may be reused later */
+	}
+	for (i = 0; i < nr; i++) {
+		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
+		bool found;
+
+		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
+		e = ms_swres_find(seg, slot, entry + i, &found);
+		if (found)
+			ms_stat_inc(MS_swap_unread);	/* written again, never read */
+		else if (e->entry)
+			ms_stat_inc(MS_swap_residency_dropped);
+		e->entry = entry + i;
+		e->out_ns = now;
+		e->row = row;
+		e->row_key = key;
+		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+	}
+	r = ms_swres_row(row, key);
+	if (r)
+		__ms_row_add(t, r, 0, nr);
+	return 0;
+}
+
+/*
+ * zswap_store() / __frontswap_store(): the slot is written again, to zswap
+ * or (if zswap declines) to the device next.  A time still held for it is
+ * of an earlier write nobody read: let it go, so that a load zswap serves
+ * is not timed from that write.
+ */
+static int ms_swapout_zswap_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct page *page = (struct page *)ms_arg(regs, 0);
+	unsigned long entry = page_private(page), nr = 1UL << compound_order(page), i, flags;
+	unsigned int s, slot;
+
+	ms_hit(MS_P_swapout_zswap);
+	for (i = 0; i < nr; i++) {
+		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
+		bool found;
+
+		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
+		e = ms_swres_find(seg, slot, entry + i, &found);
+		if (found) {
+			e->entry = 0;
+			ms_stat_inc(MS_swap_unread);
+		}
+		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+	}
+	return 0;
+}
+
+/* The swap-in probe, for the @nr entries from @entry read back now. */
+static void ms_swres_in(unsigned long entry, unsigned long nr)
+{
+	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+	u64 now = ktime_get_ns();
+	unsigned long i, flags;
+	unsigned int s, slot;
+
+	for (i = 0; i < nr; i++) {
+		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
+		u64 out_ns = 0, key = 0;
+		u32 row = MS_SWRES_NOROW;
+		struct ms_row *r;
+		bool found;
+
+		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
+		e = ms_swres_find(seg, slot, entry + i, &found);
+		if (found) {
+			out_ns = e->out_ns;
+			row = e->row;
+			key = e->row_key;
+			e->entry = 0;
+		}
+		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+		if (!found) {
+			ms_stat_inc(MS_swapins_untimed);
+			continue;
+		}
+		/* Written on another CPU a moment ago: ktime is monotonic, but say 0. */
+		out_ns = min(out_ns, now);
+		ms_hist_add(MS_H_swap_residency_ns, now - out_ns);
+		r = ms_swres_row(row, key);
+		if (r) {
+			__ms_row_add(t, r, 1, 1);
+			atomic_inc(&t->buckets[(size_t)row * MS_ROW_BUCKETS +
+					       min(fls64(now - out_ns), MS_ROW_BUCKETS - 1)]);
+		}
+	}
+}
+
 static void ms_swapin_account(s64 pages)
 {
 	struct ms_row *row;
@@ -66,6 +361,7 @@ static void ms_swapin_account(s64 pages)
 
 static int ms_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 {
+	struct page *page;
 	long pages = 1;
 
 	ms_hit(MS_P_swapin);
@@ -77,6 +373,9 @@ static int ms_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (READ_ONCE(ms_swapin_probe.target) == ms_swapin_targets[0])
 		pages = folio_nr_pages((struct folio *)ms_arg(regs, 0));
 	ms_swapin_account(pages);
+	/* The entries, as for a swap-out: 1 << order pages from private. */
+	page = (struct page *)ms_arg(regs, 0);
+	ms_swres_in(page_private(page), 1UL << compound_order(page));
 	return 0;
 }
 
@@ -131,8 +430,42 @@ static struct ms_probe ms_zswap_probe = {
 	.data_size = sizeof(struct ms_zswap_data),
 };
 
+static struct ms_probe ms_swapout_probe = {
+	.name = "swapout",
+	.targets = ms_swapout_targets,
+	.kind = MS_KPROBE,
+	.pre_handler = ms_swapout_pre,
+};
+
+static struct ms_probe ms_swapout_zswap_probe = {
+	.name = "swapout_zswap",
+	.targets = ms_swapout_zswap_targets,
+	.kind = MS_KPROBE,
+	.pre_handler = ms_swapout_zswap_pre,
+};
+
+static struct ms_probe ms_swapout_owner_probe = {
+	.name = "swapout_owner",
+	.targets = ms_swapout_owner_targets,
+	.kind = MS_KPROBE,
+	.pre_handler = ms_swapout_owner_pre,
+};
+
 int ms_swap_init(void)
 {
+	unsigned int n = ms_swres_size(), s;
+
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct ms_swres) != 32);
+	for (s = 0; s < MS_SWRES_SEGS; s++)
+		raw_spin_lock_init(&ms_swres_segs[s].lock);
+	ms_swres_seg_size = n / MS_SWRES_SEGS;
+	ms_swres = vzalloc(array_size(n, sizeof(*ms_swres)));
+	if (!ms_swres) {
+		pr_err("memscope: no memory for swap_residency_size=%u (%zu bytes); load with a smaller one\n",
+		       n, ms_swres_bytes());
+		return -ENOMEM;
+	}
+
 	/* zswap_load() sleeps on the compressor's mutex: room for sleepers. */
 	ms_zswap_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
 	if (!IS_ENABLED(CONFIG_SWAP)) {
@@ -140,7 +473,24 @@ int ms_swap_init(void)
 		ms_swapin_probe.unsupported = "config_swap_disabled";
 		ms_zswap_probe.unsupported = "config_swap_disabled";
 	}
+	if (!IS_ENABLED(CONFIG_SWAP)) {
+		ms_swapout_probe.unsupported = "config_swap_disabled";
+		ms_swapout_zswap_probe.unsupported = "config_swap_disabled";
+		ms_swapout_owner_probe.unsupported = "config_swap_disabled";
+	} else if (!IS_ENABLED(CONFIG_MEMCG)) {
+		/* No mm->owner: swap-outs are timed, but have no process. */
+		ms_swapout_owner_probe.unsupported = "config_memcg_disabled";
+	}
 	ms_probe_add(&ms_swapin_probe, MS_P_swapin);
 	ms_probe_add(&ms_zswap_probe, MS_P_swapin_zswap);
+	ms_probe_add(&ms_swapout_probe, MS_P_swapout);
+	ms_probe_add(&ms_swapout_zswap_probe, MS_P_swapout_zswap);
+	ms_probe_add(&ms_swapout_owner_probe, MS_P_swapout_owner);
 	return 0;
+}
+
+void ms_swap_exit(void)
+{
+	vfree(ms_swres);
+	ms_swres = NULL;
 }

@@ -88,6 +88,11 @@ struct ms_table ms_tables[MS_NR_TABLES] = {
 		.file = "brk_by_stack", .header = "# pid comm brk depth stack",
 		.kind = MS_TK_STACK, .ncols = 1,
 	},
+	[MS_T_SWAP_RESIDENCY_BY_PID] = {
+		.file = "swap_residency_by_pid",
+		.header = "# pid comm swapouts swapins median_ns",
+		.kind = MS_TK_TASK, .ncols = 2, .row_hist = true,
+	},
 };
 
 /* The row's process has exited, or exec'd under another name. */
@@ -147,6 +152,9 @@ static void ms_row_clear(struct ms_table *t, struct ms_row *row)
 	for_each_possible_cpu(cpu)
 		for (c = 0; c < t->ncols; c++)
 			local64_set(&t->cnt[cpu][base + c], 0);
+	if (t->buckets)
+		for (c = 0; c < MS_ROW_BUCKETS; c++)
+			atomic_set(&t->buckets[(size_t)(row - t->rows) * MS_ROW_BUCKETS + c], 0);
 }
 
 /* Take over @row, last seen with key @old, for @key. */
@@ -244,6 +252,11 @@ static size_t ms_table_cnt_bytes(const struct ms_table *t)
 	return array_size(t->size, t->ncols * sizeof(local64_t));
 }
 
+static size_t ms_table_buckets_bytes(const struct ms_table *t)
+{
+	return array3_size(t->size, MS_ROW_BUCKETS, sizeof(atomic_t));
+}
+
 /* A stack table keeps each row's frames beside it: they live and die with the row. */
 static size_t ms_table_frames_bytes(const struct ms_table *t)
 {
@@ -268,6 +281,11 @@ int ms_tables_init(void)
 		if (t->kind == MS_TK_STACK) {
 			t->frames = vzalloc(ms_table_frames_bytes(t));
 			if (!t->frames)
+				goto err;
+		}
+		if (t->row_hist) {
+			t->buckets = vzalloc(ms_table_buckets_bytes(t));
+			if (!t->buckets)
 				goto err;
 		}
 		for_each_possible_cpu(cpu) {
@@ -298,6 +316,8 @@ void ms_tables_exit(void)
 		t->cnt = NULL;
 		vfree(t->frames);
 		t->frames = NULL;
+		vfree(t->buckets);
+		t->buckets = NULL;
 		vfree(t->rows);
 		t->rows = NULL;
 	}
@@ -313,6 +333,8 @@ size_t ms_tables_bytes(void)
 			 num_possible_cpus() * rows * ms_tables[i].ncols * sizeof(local64_t);
 		if (ms_tables[i].kind == MS_TK_STACK)
 			bytes += rows * ms_ustack_depth * sizeof(unsigned long);
+		if (ms_tables[i].row_hist)
+			bytes += rows * MS_ROW_BUCKETS * sizeof(atomic_t);
 	}
 	return bytes;
 }
@@ -364,6 +386,29 @@ struct ms_table_iter {
 	unsigned long *frames;		/* MS_TK_STACK: each row's, by ms_snap.i */
 	struct ms_snap snap[];
 };
+
+/*
+ * The median of a row's log2 histogram: the lower bound of the bucket that
+ * holds it (bucket b holds [2^(b-1), 2^b), as in hist/), so the median is
+ * in [median, 2 * median).  0 for no samples.
+ */
+static s64 ms_row_median(const atomic_t *b)
+{
+	unsigned int i;
+	u64 n = 0, half;
+
+	for (i = 0; i < MS_ROW_BUCKETS; i++)
+		n += (u32)atomic_read(&b[i]);
+	if (!n)
+		return 0;
+	half = (n + 1) / 2;
+	for (i = 0, n = 0; i < MS_ROW_BUCKETS; i++) {
+		n += (u32)atomic_read(&b[i]);
+		if (n >= half)
+			break;
+	}
+	return i ? 1LL << (i - 1) : 0;
+}
 
 static int ms_snap_cmp(const void *a, const void *b)
 {
@@ -478,6 +523,8 @@ static noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
 			for_each_possible_cpu(cpu)
 				s->v[c] += local64_read(&t->cnt[cpu][i * t->ncols + c]);
 		}
+		if (t->buckets)
+			s->v[t->ncols] = ms_row_median(&t->buckets[(size_t)i * MS_ROW_BUCKETS]);
 		/* Reused while we copied: its name or frames may be torn.  Skip it. */
 		smp_rmb();
 		if (READ_ONCE(row->key) != key || !READ_ONCE(row->ready))
@@ -529,7 +576,7 @@ static int ms_table_seq_show(struct seq_file *m, void *v)
 	if (t->kind == MS_TK_TASK || t->kind == MS_TK_STACK)
 		seq_printf(m, "%u ", s->pid);
 	ms_seq_escape(m, s->name);
-	for (c = 0; c < t->ncols; c++)
+	for (c = 0; c < t->ncols + t->row_hist; c++)
 		seq_printf(m, " %lld", s->v[c]);
 	if (t->kind == MS_TK_STACK) {
 		const unsigned long *f = &it->frames[s->i * ms_ustack_depth];

@@ -18,7 +18,7 @@
 
 static const char *const tables[] = {
 	"faults_by_pid", "faults_by_file", "swapins_by_pid", "hugetlb_by_pid", "shrinkers",
-	"faults_by_cgroup", "swapins_by_cgroup", "slab",
+	"faults_by_cgroup", "swapins_by_cgroup", "slab", "swap_residency_by_pid",
 };
 
 static const struct {
@@ -57,6 +57,10 @@ static const struct {
 	{ "dropped", "Events not recorded because a table was full of live rows." },
 	{ "faults_unclassified", "Page faults counted by the probe's misses, not classified." },
 	{ "table_reused", "Table rows reused for a new key (process gone, or already read)." },
+	{ "swapouts", "Pages written to swap (as /proc/vmstat pswpout), each timed until read back." },
+	{ "swapins_untimed", "Swap-ins with no swap-out on record (zswap, before load, or let go)." },
+	{ "swap_unread", "Swap entries written again before being read (freed unread, or swap cache hits)." },
+	{ "swap_residency_dropped", "Swapped-out pages the full residency table let go, oldest first." },
 };
 
 static const char *help_for(const char *key)

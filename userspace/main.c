@@ -22,9 +22,9 @@ static const struct ms_tool tools[] = {
 	{ "ffaults", cmd_ffaults, OPT_INTERVAL,
 	  "ffaults [INTERVAL [COUNT]]",
 	  "page faults by file name" },
-	{ "swapin", cmd_swapin, OPT_PID | OPT_CGROUP | OPT_INTERVAL,
-	  "swapin [-p PID | -c CGROUP] [INTERVAL [COUNT]]",
-	  "swap-ins (pages) by process" },
+	{ "swapin", cmd_swapin, OPT_PID | OPT_CGROUP | OPT_RESIDENCY | OPT_INTERVAL,
+	  "swapin [-p PID | -c CGROUP] [--residency] [INTERVAL [COUNT]]",
+	  "swap-ins (pages) by process; --residency: how long pages stayed in swap, by owner, and a histogram" },
 	{ "hfaults", cmd_hfaults, OPT_PID | OPT_INTERVAL,
 	  "hfaults [-p PID] [INTERVAL [COUNT]]",
 	  "hugetlb faults by process" },
@@ -272,6 +272,9 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 		} else if (!strcmp(a, "--hist")) {
 			o->hist = true;
 			used |= OPT_HIST;
+		} else if (!strcmp(a, "--residency")) {
+			o->residency = true;
+			used |= OPT_RESIDENCY;
 		} else if (!strcmp(a, "--stacks")) {
 			o->stacks = true;
 			used |= OPT_STACKS;
@@ -343,13 +346,19 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			    (used & ~(*tool)->opts) & OPT_MIN_AGE ? "-o" :
 			    (used & ~(*tool)->opts) & OPT_STACKS ? "--stacks" :
 			    (used & ~(*tool)->opts) & OPT_TITLE ? "--title" :
-			    (used & ~(*tool)->opts) & OPT_MAP ? "--map" : "--prometheus",
+			    (used & ~(*tool)->opts) & OPT_MAP ? "--map" :
+			    (used & ~(*tool)->opts) & OPT_RESIDENCY ? "--residency" : "--prometheus",
 			    (*tool)->usage);
 		return ARGS_BAD;
 	}
 	if (o->stacks && (o->cgroup || o->hist)) {
 		print_error("--stacks counts by user stack and process: it takes -p PID, not %s, usage: memscope %s",
 			    o->cgroup ? "-c" : "--hist", (*tool)->usage);
+		return ARGS_BAD;
+	}
+	if (o->residency && o->cgroup) {
+		print_error("--residency counts by the process whose pages went to swap: it takes -p PID, not -c, usage: memscope %s",
+			    (*tool)->usage);
 		return ARGS_BAD;
 	}
 	if (o->has_pid && o->cgroup) {

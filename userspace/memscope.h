@@ -39,6 +39,7 @@ enum {
 	OPT_FILE	= 1 << 11,	/* a FILE argument instead of INTERVAL */
 	OPT_TITLE	= 1 << 12,
 	OPT_MAP		= 1 << 13,	/* pmap --map ADDRESS */
+	OPT_RESIDENCY	= 1 << 14,	/* swapin --residency */
 };
 
 struct ms_opts {
@@ -61,6 +62,7 @@ struct ms_opts {
 	bool has_min_age;	/* memleak -o MIN_AGE_MS */
 	uint64_t min_age_ms;
 	bool stacks;		/* faults --stacks */
+	bool residency;		/* swapin --residency */
 	const char *file;	/* flamegraph FILE */
 	const char *title;	/* flamegraph --title */
 	const char *map;	/* pmap --map ADDRESS */

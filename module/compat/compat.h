@@ -254,4 +254,25 @@ static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 	syscall_get_arguments(current, regs, args)
 #endif /* MS_HAVE_SYSCALL_GET_ARGUMENTS_IN */
 
+/*
+ * [5.16, ...): a page's swap cache bit is the folio's; PageSwapCache() is
+ * gone from 6.12.  For the head page of a folio.
+ */
+#ifdef MS_HAVE_FOLIO_TEST_SWAPCACHE
+#define ms_page_swapcache(page) folio_test_swapcache(page_folio(page))
+#else
+#define ms_page_swapcache(page) PageSwapCache(page)
+#endif /* MS_HAVE_FOLIO_TEST_SWAPCACHE */
+
+/*
+ * The task an mm is charged to, its owner (a thread group leader, until it
+ * exits first), kept only with CONFIG_MEMCG.  RCU-protected: callers run
+ * with preemption off.  NULL without it: swap.c then knows no owner.
+ */
+#ifdef CONFIG_MEMCG
+#define ms_mm_owner(mm) rcu_dereference_raw((mm)->owner)
+#else
+#define ms_mm_owner(mm) ((struct task_struct *)NULL)
+#endif /* CONFIG_MEMCG */
+
 #endif /* _MEMSCOPE_COMPAT_H */

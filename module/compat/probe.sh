@@ -28,6 +28,8 @@ has include/linux/uaccess.h 'long copy_from_user_nofault\(' &&
 	echo -DMS_HAVE_COPY_FROM_USER_NOFAULT
 # Folios came in 5.16.
 has include/linux/mm.h 'folio_nr_pages\(' && echo -DMS_HAVE_FOLIO_NR_PAGES
+# PageSwapCache() went in 6.12; folio_test_swapcache() came with folios.
+has include/linux/page-flags.h 'bool folio_test_swapcache\(' && echo -DMS_HAVE_FOLIO_TEST_SWAPCACHE
 # kernfs_node.parent became the RCU pointer __parent in 6.15.
 has include/linux/kernfs.h 'struct kernfs_node[[:space:]]+__rcu[[:space:]]*\*__parent' &&
 	echo -DMS_HAVE_KERNFS_RCU_PARENT

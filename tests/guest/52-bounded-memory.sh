@@ -25,8 +25,8 @@ MANY=/tmp/bounded-files
 
 # The README's formula, as the README writes it ("560 T + ... + 99552"),
 # over T, R, C (possible CPUs), P (the .ko's .data..percpu size), H
-# (1 when the fault hook is an fprobe), L (memleak's table slots) and D
-# (frames per user stack).
+# (1 when the fault hook is an fprobe), L (memleak's table slots), D
+# (frames per user stack) and S (swap residency entries).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
@@ -39,7 +39,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" \
+	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -68,12 +68,13 @@ vmalloc_pages() {
 pow2() { p=1; while [ $p -lt "$1" ]; do p=$((p * 2)); done; echo $p; }
 diag "possible cpus $CPUS, per-CPU section $PCPU bytes"
 
-for tr in "1024 256 32768 32" "16 16 4096 1" "3000 1000 5000 127"; do
-	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE USTACK_DEPTH"
+for tr in "1024 256 32768 32 16384" "16 16 4096 1 1024" "3000 1000 5000 127 3000"; do
+	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE USTACK_DEPTH SWAP_RESIDENCY_SIZE"
 	set -- $tr
-	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4"
+	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4" swap_residency_size="$5"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
-	L=$(pow2 "$3") UD=$4
+	L=$(pow2 "$3") UD=$4 SW=$(pow2 "$5")
+	expect_eq "version: swap_residency_size" "$(sed -n 's/^swap_residency_size //p' $D/version)" "$SW"
 	expect_eq "version: ustack_depth" "$(sed -n 's/^ustack_depth //p' $D/version)" "$UD"
 	# The two stack tables' frames, D per row.
 	stacks=$((2 * $(vpages $(($(pow2 "$1") * UD * 8)))))
@@ -86,11 +87,13 @@ for tr in "1024 256 32768 32" "16 16 4096 1" "3000 1000 5000 127"; do
 	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint "$t" "$2")"
 	rows=$(pages $((104 * t))) oom=$(pages $((EV * 64))) ring=$(pages $((EV * $2)))
 	cnt=0
-	for nc in 2 2 1 1 3 2 1 3 1 1; do	# each table's columns, one array per CPU
+	for nc in 2 2 1 1 3 2 1 3 1 1 2; do	# each table's columns, one array per CPU
 		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))
 	done
-	expect_eq "vmalloc pages: 10 tables and their per-CPU counters and stack frames, the oom ring, 5 rings, memleak's table" \
-		"$(vmalloc_pages)" $((10 * rows + cnt + oom + 5 * ring + $(vpages $((64 * L))) + stacks))
+	# swap_residency_by_pid's row histograms, and the residency entries.
+	swres=$(($(vpages $((256 * t))) + $(vpages $((32 * SW)))))
+	expect_eq "vmalloc pages: 11 tables and their per-CPU counters, stack frames and row histograms, the oom ring, 5 rings, memleak's and swap residency's tables" \
+		"$(vmalloc_pages)" $((11 * rows + cnt + oom + 5 * ring + $(vpages $((64 * L))) + stacks + swres))
 	ms_unload
 done
 

@@ -161,6 +161,17 @@ t_swapin() { ms "${B[@]}" swapin; rc_is 0 && [[ $(head -1 "$T/out") =~ ^[0-9]{2}
 	line_is 2 "COMM             PID          COUNT" && line_is 3 "workload         1234           280" &&
 	has "TOTAL: 300 pages swapped in"; }
 t "swapin: swapin.bt block (time, COMM PID COUNT)" t_swapin
+t_residency() { ms "${B[@]}" swapin --residency; rc_is 0 &&
+	has_re '^PID +COMM +SWAPOUTS +SWAPINS +MEDIAN RESIDENCY$' &&
+	has_re '^1234 +workload +380 +280 +537ms\.\.1\.07s$' && has_re '^77 +idle app +20 +0 +-$' &&
+	has "TOTAL: 400 pages swapped out, 280 read back timed, 20 untimed, 7 freed unread" &&
+	has "@swap_residency_ns:" && has_re '^\[2G, 4G\) +80 \|' &&
+	ms -j "${B[@]}" swapin --residency -p 1234; rc_is 0 &&
+	has '{"pid":1234,"comm":"workload","swapouts":380,"swapins":280,"median_min_ns":536870912,"median_max_ns":1073741823}' &&
+	lacks '"pid":77' && has '"swapins_timed":280' &&
+	ms "${B[@]}" swapin --residency -c /; rc_is 1 && has_err "--residency counts by the process whose pages went to swap: it takes -p PID, not -c" &&
+	ms "${B[@]}" hfaults --residency; rc_is 1 && has_err "hfaults does not take --residency"; }
+t "swapin --residency: owners, median range, totals, histogram, JSON" t_residency
 t_hfaults() { ms "${B[@]}" hfaults; rc_is 0 && line_is 1 "PID     COMM                 FAULTS" &&
 	line_is 2 "777     hugeuser                  8"; }
 t "hfaults: PID COMM FAULTS" t_hfaults
@@ -692,7 +703,7 @@ t_man() {
 		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
 	fi
 	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export \
-		pmap kpageflags \\-\\-map analyze PSI mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \
+		pmap kpageflags \\-\\-map analyze PSI mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \\-\\-residency swap_residency_by_pid swap_residency_ns \
 		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
 		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
 		fault_latency_ns compaction_ns MEMSCOPE_DIR; do

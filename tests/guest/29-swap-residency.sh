@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Swap residency: how long pages stay in swap before they are read back.
+# tests/workloads/swapres writes N pages, pushes them out to zram with
+# MADV_PAGEOUT (reclaim's own path: rmap unmap, then the swap write),
+# sleeps a known time and reads them all back.  Against the kernel's
+# pswpout/pswpin and the workload's own pagemap:
+#  - every page written is a swap-out (swapouts = pswpout delta = N), every
+#    read a timed swap-in (hist count = pswpin delta = N), and the mass of
+#    hist/swap_residency_ns sits in the sleep's log2 bucket, for two sleeps
+#    in different buckets;
+#  - swap_residency_by_pid gives the workload's pid N swap-outs, N
+#    swap-ins and the sleep's bucket as its median;
+#  - zswap: pages it keeps are never written (not in pswpout, not timed)
+#    and their reads count in swapins_untimed;
+#  - slots freed unread (the process exits) and written again count in
+#    swap_unread, at least as many as a 4 MiB swap must reuse;
+#  - large folios (multi-size THP, 6.8+): a folio written whole is timed
+#    page by page.
+. "$(dirname "$0")/lib.sh"
+need_root
+N=256
+S=/tmp/memscope-t29
+THP=/sys/kernel/mm/transparent_hugepage
+ZSW=/sys/module/zswap/parameters/enabled
+mkdir -p $S
+
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() {
+	[ -e "$ZSW" ] && echo N > "$ZSW"
+	[ -e "$THP/hugepages-64kB/enabled" ] && echo never > "$THP/hugepages-64kB/enabled"
+	zram_swap_off
+	ms_unload 2>/dev/null
+	rm -rf "$S"
+}
+trap cleanup EXIT
+
+kver_ge 5 4 || lacks "MADV_PAGEOUT (Linux 5.4+)"
+[ -e $ZSW ] && echo N > $ZSW
+zram_swap 64M || lacks "zram"
+ms_load
+for p in swapout swapout_owner swapin; do
+	[ "$(probe_state $p)" = attached ] || fail "$p probe: $(grep "^$p " $D/probes)"
+done
+diag "$(grep '^swapout' $D/probes | tr '\n' ';')"
+
+# run SLEEP_MS [MODE]: one swapres run from a reset; sets pid, out, and
+# d_KEY for the stats and /proc/vmstat counters it moved.
+run() {
+	echo reset > $D/control || fail "reset"
+	snap $S/a
+	"$W/swapres" $N "$@" > $S/out || fail "swapres $N $*: $(cat $S/out)"
+	snap $S/b
+	diag "swapres $N $*: $(tr '\n' ' ' < $S/out)"
+	pid=$(awk '$1 == "pid" { print $2 }' $S/out)
+	out=$(awk '$1 == "pid" { print $4 }' $S/out)
+	d_pswpout=$(delta pswpout) d_pswpin=$(delta pswpin) d_swapouts=$(delta swapouts)
+	d_untimed=$(delta swapins_untimed) d_unread=$(delta swap_unread)
+	d_dropped=$(delta swap_residency_dropped)
+}
+delta() { echo $(($(snap_get $S/b "$1") - $(snap_get $S/a "$1"))); }
+# timed: the samples in hist/swap_residency_ns.
+timed() { awk '!/^#/ { t += $3 } END { print t + 0 }' $D/hist_raw/swap_residency_ns; }
+
+# hist_check WHAT SLEEP_MS COUNT: hist/swap_residency_ns holds COUNT
+# samples and at least 90% of them in the log2 bucket of SLEEP_MS, where
+# the median is too; sets lo, the bucket's lower bound.
+hist_check() {
+	ns=$(($2 * 1000000))
+	# shellcheck disable=SC2046 # split "lo total inbucket median_lo"
+	set -- "$1" "$2" "$3" $(awk -v ns="$ns" '!/^#/ {
+		lo[NR] = $1; c[NR] = $3; t += $3
+		if ($1 <= ns && ns <= $2) { b = $1; in_b = $3 } }
+		END { h = int((t + 1) / 2)
+		for (i = 1; i <= NR; i++) { s += c[i]; if (s >= h && m == "") m = lo[i] }
+		print b + 0, t + 0, in_b + 0, m + 0 }' $D/hist_raw/swap_residency_ns)
+	diag "$1: hist_raw/swap_residency_ns: $(grep -v '^#' $D/hist_raw/swap_residency_ns | tr '\n' ';')"
+	lo=$4
+	expect_eq "$1: residency samples" "$5" "$3"
+	expect_eq "$1: bucket of the median (that of ${2} ms)" "$7" "$lo"
+	[ $(($6 * 10)) -ge $(($5 * 9)) ] ||
+		fail "$1: $6 of $5 samples in the ${2} ms bucket [$lo, $((2 * lo))), want >= 90%"
+	diag "$1: samples in the ${2} ms bucket [$lo, $((2 * lo))): $6 of $5 (want >= 90%)"
+}
+
+# --- timed residency, two sleeps -----------------------------------------
+for ms in 700 3000; do
+	run $ms
+	expect_eq "$ms ms: pages in swap (pagemap)" "$out" $N
+	expect_eq "$ms ms: pswpout delta" "$d_pswpout" $N
+	expect_eq "$ms ms: swapouts vs pswpout delta" "$d_swapouts" "$d_pswpout"
+	expect_eq "$ms ms: pswpin delta" "$d_pswpin" $N
+	expect_eq "$ms ms: swapins_untimed" "$d_untimed" 0
+	expect_eq "$ms ms: swap_unread" "$d_unread" 0
+	expect_eq "$ms ms: swap_residency_dropped" "$d_dropped" 0
+	hist_check "$ms ms" $ms $N
+	expect_eq "$ms ms: swap_residency_by_pid swapouts of $pid" "$(table_col swap_residency_by_pid "$pid" 1 swapres)" $N
+	expect_eq "$ms ms: swap_residency_by_pid swapins of $pid" "$(table_col swap_residency_by_pid "$pid" 2 swapres)" $N
+	expect_eq "$ms ms: swap_residency_by_pid median_ns of $pid" "$(table_col swap_residency_by_pid "$pid" 3 swapres)" "$lo"
+	# The CLI: the same row, its median as a range, and the totals.
+	"$CLI" swapin --residency -p "$pid" > $S/cli 2>&1 || fail "memscope swapin --residency: $(cat $S/cli)"
+	diag "memscope swapin --residency -p $pid: $(tr '\n' ';' < $S/cli)"
+	expect_eq "$ms ms: CLI row of $pid (swapouts swapins)" \
+		"$(awk -v p="$pid" '$1 == p && $2 == "swapres" { print $3, $4 }' $S/cli)" "$N $N"
+	grep -q "^TOTAL: $N pages swapped out, $N read back timed, 0 untimed, 0 freed unread\$" $S/cli ||
+		fail "$ms ms: CLI totals: $(grep TOTAL $S/cli)"
+	"$CLI" -j swapin --residency -p "$pid" > $S/cli.json 2>&1 || fail "memscope -j swapin --residency: $(cat $S/cli.json)"
+	grep -q "\"median_min_ns\":$lo," $S/cli.json || fail "$ms ms: JSON has no median_min_ns $lo: $(cat $S/cli.json)"
+done
+
+# --- zswap keeps pages out of the swap device ------------------------------
+if [ -e $ZSW ]; then
+	echo Y > $ZSW || fail "cannot enable zswap"
+	run 700
+	echo N > $ZSW
+	diag "zswap: $((N - d_pswpout)) of $N pages kept by zswap"
+	expect_ge "zswap: pages zswap kept (not in pswpout)" $((N - d_pswpout)) 1
+	expect_eq "zswap: swapouts vs pswpout delta" "$d_swapouts" "$d_pswpout"
+	expect_eq "zswap: timed swap-ins vs swapouts" "$(timed)" "$d_swapouts"
+	expect_eq "zswap: swapins_untimed (read from zswap)" "$d_untimed" $((N - d_swapouts))
+else
+	fail "no $ZSW: Debian's kernels have zswap"
+fi
+
+# --- slots freed unread and written again ----------------------------------
+zram_swap_off
+zram_swap 4M || fail "second zram swap"
+slots=$(awk -v d="/dev/$zdev" '$1 == d { print $3 / 4 - 1 }' /proc/swaps)
+N=768
+run 0 noread
+out1=$out
+expect_eq "noread: swap_unread before any reuse" "$d_unread" 0
+run 700
+diag "slots $slots; written unread by the first run $out1, by the second $out"
+expect_eq "reuse: swap_residency_dropped" "$d_dropped" 0
+expect_ge "reuse: swap_unread (slots the second run had to reuse)" "$d_unread" $((out1 + out - slots))
+[ "$d_unread" -le "$out1" ] || fail "reuse: swap_unread $d_unread, more than the $out1 left unread"
+expect_eq "reuse: timed swap-ins vs pswpout" \
+	"$(timed)" "$d_pswpout"
+
+# --- large folios ------------------------------------------------------------
+if [ -e $THP/hugepages-64kB/enabled ] && [ -e $THP/hugepages-64kB/stats/swpout ]; then
+	zram_swap_off
+	zram_swap 64M || fail "third zram swap"
+	echo madvise > $THP/hugepages-64kB/enabled
+	N=256
+	f0=$(cat $THP/hugepages-64kB/stats/swpout)
+	run 700 mthp
+	f1=$(cat $THP/hugepages-64kB/stats/swpout)
+	echo never > $THP/hugepages-64kB/enabled
+	diag "mthp: 64 KiB folios written whole: $((f1 - f0))"
+	expect_ge "mthp: 64 KiB folios written whole" $((f1 - f0)) 1
+	expect_eq "mthp: swapouts vs pswpout delta" "$d_swapouts" "$d_pswpout"
+	expect_eq "mthp: pswpout delta" "$d_pswpout" $N
+	hist_check "mthp" 700 $N
+	expect_eq "mthp: swap_residency_by_pid swapouts, swapins of $pid" \
+		"$(table_col swap_residency_by_pid "$pid" 1 swapres) $(table_col swap_residency_by_pid "$pid" 2 swapres)" "$N $N"
+else
+	diag "no multi-size THP (Linux 6.8+, not PREEMPT_RT): large folio part not run"
+fi
+exit 0

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapres PAGES SLEEP_MS [noread | mthp]: a known swap residency.
+ *
+ * Maps PAGES anonymous pages and writes each (a distinct nonzero word, so
+ * that no page is all zero: 6.12's zeromap would keep it out of swap),
+ * pushes them all out with MADV_PAGEOUT (the reclaim path: rmap unmap, then
+ * the swap write), checks in /proc/self/pagemap that each one is in swap,
+ * sleeps SLEEP_MS, and reads every page back in order, checking its word.
+ * So each page stays in swap SLEEP_MS plus the time the page-out and the
+ * reads take.
+ *
+ *   noread  exit after the page-out without reading anything back: the
+ *           slots are freed unread.
+ *   mthp    THP-aligned mapping with MADV_HUGEPAGE instead of
+ *           MADV_NOHUGEPAGE: with multi-size THP on, the pages come as
+ *           large folios and go out whole.
+ *
+ * Prints "pid PID out N" once N pages are in swap (N < PAGES: the kernel
+ * kept some, which the test reports), then "in N" after reading back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+#define PM_SWAP (1ULL << 62)
+
+static long swapped(const char *p, long pages, long page)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	long i, n = 0;
+	uint64_t e;
+
+	if (fd < 0) {
+		perror("swapres: /proc/self/pagemap");
+		exit(1);
+	}
+	for (i = 0; i < pages; i++) {
+		off_t off = (off_t)((uintptr_t)(p + i * page) / page) * sizeof(e);
+
+		if (pread(fd, &e, sizeof(e), off) != sizeof(e)) {
+			perror("swapres: pagemap read");
+			exit(1);
+		}
+		n += !!(e & PM_SWAP);
+	}
+	close(fd);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	long page = sysconf(_SC_PAGESIZE), pages, ms, i, n, align = 2L << 20;
+	int noread = argc > 3 && !strcmp(argv[3], "noread");
+	int mthp = argc > 3 && !strcmp(argv[3], "mthp");
+	struct timespec ts;
+	char *p;
+
+	if (argc < 3 || (pages = atol(argv[1])) <= 0 || (ms = atol(argv[2])) < 0) {
+		fprintf(stderr, "usage: swapres PAGES SLEEP_MS [noread | mthp]\n");
+		return 2;
+	}
+	p = mmap(NULL, pages * page + align, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("swapres: mmap");
+		return 1;
+	}
+	p = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (madvise(p, pages * page, mthp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) && errno != EINVAL) {
+		perror("swapres: madvise");
+		return 1;
+	}
+	for (i = 0; i < pages; i++)
+		memset(p + i * page, (int)(i % 255) + 1, page);
+	if (madvise(p, pages * page, MADV_PAGEOUT)) {
+		perror("swapres: MADV_PAGEOUT (Linux 5.4+, with swap on)");
+		return 1;
+	}
+	n = swapped(p, pages, page);
+	printf("pid %d out %ld\n", getpid(), n);
+	fflush(stdout);
+	if (noread)
+		return 0;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = ms % 1000 * 1000000;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	for (i = 0; i < pages; i++) {
+		const unsigned char *q = (const unsigned char *)p + i * page;
+
+		if (q[0] != i % 255 + 1 || q[page - 1] != i % 255 + 1) {
+			fprintf(stderr, "swapres: page %ld read back wrong\n", i);
+			return 1;
+		}
+	}
+	printf("in %ld\n", pages - swapped(p, pages, page));
+	return 0;
+}

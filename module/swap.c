@@ -56,7 +56,10 @@
  * takes an entry out: a slot that is freed without being read (its
  * process exited, or the page came back from the swap cache) stays until
  * its entry is written again, and then counts in swap_unread, or until it
- * is the oldest of a full segment.  Caveats, each counted rather than
+ * is the oldest of a full segment.  The owner is kept with the entry from
+ * the unmap (reclaim may write the folio later, on another CPU); an entry
+ * that only has an owner, unmapped and never written, is let go first and
+ * uncounted.  Caveats, each counted rather than
  * guessed:
  *   - pages zswap keeps are never written (nor in pswpout): their
  *     swap-ins, and any other read with no swap-out on record, count in
@@ -116,7 +119,7 @@ static const char *const ms_swapout_owner_targets[] = {
 
 struct ms_swres {
 	unsigned long entry;		/* swp_entry_t.val; 0: a free slot */
-	u64 out_ns;			/* when it was written */
+	u64 out_ns;			/* when it was written; 0: not yet (owner only) */
 	u64 row_key;			/* the owner's row, if its key still is this */
 	u32 row;			/* or MS_SWRES_NOROW */
 	u32 pad;
@@ -128,21 +131,6 @@ static struct {
 
 static struct ms_swres *ms_swres;
 static unsigned int ms_swres_seg_size;
-
-/*
- * The owner of the folio this CPU unmapped last, for its write.  Reclaim
- * unmaps a folio and then writes it, in one pass over it by one task
- * (shrink_folio_list()), with nothing between that sleeps; a task moved
- * to another CPU in between loses the owner, and the page counts in the
- * totals only.
- */
-struct ms_swres_last {
-	unsigned long entry;
-	unsigned long nr;
-	u64 row_key;
-	u32 row;
-};
-static DEFINE_PER_CPU(struct ms_swres_last, ms_swres_last);
 
 static unsigned int swap_residency_size = 16384;
 module_param(swap_residency_size, uint, 0400);
@@ -206,15 +194,36 @@ static struct ms_row *ms_swres_row(u32 row, u64 key)
 	return &t->rows[row];
 }
 
-/* try_to_unmap_one(): whose pages these are, for the write that follows. */
+/*
+ * Take the slot @e that ms_swres_find() gave for @entry: a slot that held
+ * another entry's time is a time lost, and counted; one that held only an
+ * owner, a page unmapped and never written (it went back from the swap
+ * cache clean, or stayed), is not.
+ */
+static void ms_swres_take(struct ms_swres *e, unsigned long entry)
+{
+	if (e->entry && e->out_ns)
+		ms_stat_inc(MS_swap_residency_dropped);
+	e->entry = entry;
+	e->out_ns = 0;
+	e->row = MS_SWRES_NOROW;
+}
+
+/*
+ * try_to_unmap_one(): whose pages these are, for the write that follows,
+ * kept with the entry.  Reclaim may write the folio later than it unmaps
+ * it, and on another CPU.
+ */
 static int ms_swapout_owner_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct page *page = (struct page *)ms_arg(regs, 0);
 	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, 1);
 	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
-	struct ms_swres_last *last;
+	unsigned long entry, nr, i, flags;
 	struct task_struct *owner;
+	unsigned int s, slot;
 	struct ms_row *row;
+	u64 key;
 
 	if (!PageAnon(page) || !ms_page_swapcache(page))
 		return 0;
@@ -230,11 +239,21 @@ static int ms_swapout_owner_pre(struct kprobe *kp, struct pt_regs *regs)
 	row = ms_table_get_tc(t, READ_ONCE(owner->tgid), owner->comm);
 	if (!row)
 		return 0;
-	last = this_cpu_ptr(&ms_swres_last);
-	last->entry = page_private(page);
-	last->nr = 1UL << compound_order(page);
-	last->row = row - t->rows;
-	last->row_key = READ_ONCE(row->key);
+	key = READ_ONCE(row->key);
+	entry = page_private(page);
+	nr = 1UL << compound_order(page);
+	for (i = 0; i < nr; i++) {
+		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
+		bool found;
+
+		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
+		e = ms_swres_find(seg, slot, entry + i, &found);
+		if (!found)
+			ms_swres_take(e, entry + i);
+		e->row = row - t->rows;
+		e->row_key = key;
+		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+	}
 	return 0;
 }
 
@@ -243,38 +262,28 @@ static int ms_swapout_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct page *page = (struct page *)ms_arg(regs, 0);
 	unsigned long entry = page_private(page), nr = 1UL << compound_order(page), i, flags;
 	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
-	struct ms_swres_last *last = this_cpu_ptr(&ms_swres_last);
-	u32 row = MS_SWRES_NOROW;
-	u64 now = ktime_get_ns(), key = 0;
-	struct ms_row *r;
+	u64 now = ktime_get_ns();
 	unsigned int s, slot;
 
 	ms_hit(MS_P_swapout);
 	ms_stat_add(MS_swapouts, nr);
-	if (entry - last->entry < last->nr) {
-		row = last->row;
-		key = last->row_key;
-		last->nr = 0;		/* once: the entry may be reused later */
-	}
 	for (i = 0; i < nr; i++) {
 		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
+		struct ms_row *r;
 		bool found;
 
 		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
 		e = ms_swres_find(seg, slot, entry + i, &found);
-		if (found)
+		if (!found)
+			ms_swres_take(e, entry + i);
+		else if (e->out_ns)
 			ms_stat_inc(MS_swap_unread);	/* written again, never read */
-		else if (e->entry)
-			ms_stat_inc(MS_swap_residency_dropped);
-		e->entry = entry + i;
 		e->out_ns = now;
-		e->row = row;
-		e->row_key = key;
+		r = ms_swres_row(e->row, e->row_key);
 		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+		if (r)
+			__ms_row_add(t, r, 0, 1);
 	}
-	r = ms_swres_row(row, key);
-	if (r)
-		__ms_row_add(t, r, 0, nr);
 	return 0;
 }
 
@@ -297,8 +306,8 @@ static int ms_swapout_zswap_pre(struct kprobe *kp, struct pt_regs *regs)
 
 		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
 		e = ms_swres_find(seg, slot, entry + i, &found);
-		if (found) {
-			e->entry = 0;
+		if (found && e->out_ns) {
+			e->out_ns = 0;		/* the owner stays, for the write */
 			ms_stat_inc(MS_swap_unread);
 		}
 		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
@@ -330,7 +339,7 @@ static void ms_swres_in(unsigned long entry, unsigned long nr)
 			e->entry = 0;
 		}
 		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
-		if (!found) {
+		if (!out_ns) {
 			ms_stat_inc(MS_swapins_untimed);
 			continue;
 		}

@@ -57,6 +57,8 @@ struct an_snap {
 	/* the module's */
 	struct ms_stats st;
 	struct ms_keyed by_pid, by_file, swapins;
+	struct ms_hist swres;		/* hist_raw/swap_residency_ns */
+	bool have_swres;
 	struct ms_table leak;
 	bool have_leak;
 	bool leak_bad;			/* memleak there but unreadable */
@@ -285,6 +287,7 @@ static int snap_take(struct an_ctx *c, struct an_snap *s)
 	    ms_keyed_load("faults_by_file", "file", NULL, fcols, 1, &s->by_file) ||
 	    ms_keyed_load("swapins_by_pid", "pid", "comm", scols, 1, &s->swapins))
 		return -1;
+	s->have_swres = !ms_load_hist("swap_residency_ns", &s->swres, true);
 	if (!ms_read_optional("memleak", &data, &len)) {
 		s->have_leak = !ms_parse_table(data, len, &s->leak);
 		if (!s->have_leak) {
@@ -517,6 +520,25 @@ static void sec_swap(struct an_ctx *c, const struct an_snap *a, const struct an_
 			ms_keyed_free(&d);
 		}
 		close_json_array();
+	}
+	if (c->module && a->have_swres && b->have_swres) {
+		struct ms_hist d;
+		uint64_t lo, hi;
+		char l[16], h[16];
+		int m;
+
+		ms_hist_delta(&b->swres, &a->swres, &d);
+		m = ms_hist_median_slot(&d);
+		if (m >= 0) {
+			ms_hist_bounds(m, &lo, &hi);
+			ms_fmt_ns(l, sizeof(l), lo);
+			ms_fmt_ns(h, sizeof(h), hi == UINT64_MAX ? hi : hi + 1);
+			print_uint(PRINT_ANY, "swap_residency_count", "   %llu pages read back", d.count);
+			print_string(PRINT_FP, NULL, " had been in swap a median %s", l);
+			print_string(PRINT_FP, NULL, "..%s (memscope swapin --residency)\n", h);
+			print_uint(PRINT_JSON, "swap_residency_median_min_ns", NULL, lo);
+			print_uint(PRINT_JSON, "swap_residency_median_max_ns", NULL, hi);
+		}
 	}
 	if (!ndev)
 		finding(c, SEV_OK, "no swap device");

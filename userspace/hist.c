@@ -54,3 +54,18 @@ void ms_print_hist(const char *name, const struct ms_hist *h)
 	print_nl();
 	close_json_object();
 }
+
+int ms_hist_median_slot(const struct ms_hist *h)
+{
+	uint64_t n = 0, seen = 0;
+	int i;
+
+	for (i = 0; i < MS_HIST_SLOTS; i++)
+		n += h->slot[i];
+	for (i = 0; n && i < MS_HIST_SLOTS; i++) {
+		seen += h->slot[i];
+		if (seen >= (n + 1) / 2)
+			return i;
+	}
+	return -1;
+}

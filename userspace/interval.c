@@ -88,6 +88,19 @@ bool ms_interval_wait(double seconds)
 	return !ms_stop;
 }
 
+/* A duration in ns as people read it: 3 significant digits and a unit. */
+void ms_fmt_ns(char *buf, size_t size, uint64_t ns)
+{
+	static const struct { double div; const char *unit; } u[] = {
+		{ 1, "ns" }, { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" }, { 60e9, "min" }, { 3600e9, "h" },
+	};
+	size_t i = 0;
+
+	while (i + 1 < sizeof(u) / sizeof(u[0]) && ns >= u[i + 1].div)
+		i++;
+	snprintf(buf, size, "%.3g%s", ns / u[i].div, u[i].unit);
+}
+
 void ms_fmt_hms(char *buf, size_t size, time_t t)
 {
 	struct tm tm;

@@ -115,6 +115,7 @@ bool ms_interval_wait(double seconds);
 void ms_interval_start(void);
 double ms_now_mono(void);
 void ms_fmt_hms(char *buf, size_t size, time_t t);
+void ms_fmt_ns(char *buf, size_t size, uint64_t ns);
 void ms_fmt_hms_mono_ns(char *buf, size_t size, uint64_t mono_ns);
 void ms_print_timestamp(const struct ms_opts *o);
 
@@ -165,6 +166,8 @@ void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *p
 
 /* hist.c: bpftrace's histogram layout, or JSON buckets */
 void ms_print_hist(const char *name, const struct ms_hist *h);
+/* The slot that holds the median sample, or -1 for an empty histogram. */
+int ms_hist_median_slot(const struct ms_hist *h);
 
 /* oom.c: BCC's two-line OOM kill report (also used by top) */
 void ms_print_oom(const struct ms_record *r);

@@ -166,19 +166,6 @@ static void *res_snapshot(void *p)
 	return s;
 }
 
-/* A duration in ns as people read it: 3 significant digits and a unit. */
-static void fmt_ns(char *buf, size_t size, uint64_t ns)
-{
-	static const struct { double div; const char *unit; } u[] = {
-		{ 1, "ns" }, { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" }, { 60e9, "min" }, { 3600e9, "h" },
-	};
-	size_t i = 0;
-
-	while (i + 1 < sizeof(u) / sizeof(u[0]) && ns >= u[i + 1].div)
-		i++;
-	snprintf(buf, size, "%.3g%s", ns / u[i].div, u[i].unit);
-}
-
 /* The median's log2 bucket, [lo, 2 lo), from now's row of @r. */
 static uint64_t res_median(const struct ms_keyed *now, const struct ms_krow *r)
 {
@@ -220,8 +207,8 @@ static int res_report(void *p, const void *pv, const void *nv, double dt)
 		print_uint(PRINT_ANY, "swapouts", "%10llu ", d.rows[i].v[0]);
 		print_uint(PRINT_ANY, "swapins", "%10llu  ", d.rows[i].v[1]);
 		if (m) {
-			fmt_ns(lo, sizeof(lo), m);
-			fmt_ns(hi, sizeof(hi), 2 * m);
+			ms_fmt_ns(lo, sizeof(lo), m);
+			ms_fmt_ns(hi, sizeof(hi), 2 * m);
 			snprintf(range, sizeof(range), "%s..%s", lo, hi);
 		} else {
 			snprintf(range, sizeof(range), "-");

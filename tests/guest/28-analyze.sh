@@ -77,6 +77,21 @@ expect_ge "pswpin delta" $((p1 - p0)) 1
 findings /tmp/an-swap.json > /tmp/f.txt || fail "analyze (swap) JSON: $(head -c 300 /tmp/an-swap.json)"
 while read -r l; do diag "swap: $l"; done < /tmp/f.txt
 grep -q '^swapping: [0-9.]* pages/s in' /tmp/f.txt || fail "no 'swapping' in the closing findings"
+# The swap section times the swap-ins with the module's residency table.
+res=$(python3 -c 'import json, sys
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o: return o[k]
+        o = list(o.values())
+    if isinstance(o, list):
+        for v in o:
+            r = find(v, k)
+            if r is not None: return r
+    return None
+d = json.load(open(sys.argv[1]))
+print(find(d, "swap_residency_count"), find(d, "swap_residency_median_min_ns"))' /tmp/an-swap.json)
+diag "swap: residency of the pages read back: $res (count, median lower bound in ns)"
+expect_ge "swap: pages read back with a residency" "${res%% *}" 1
 zram_swap_off
 
 # 3. A leak: memleak on, then 4096 kmalloc(256) nobody frees.

@@ -11,10 +11,17 @@
 #    in different buckets;
 #  - swap_residency_by_pid gives the workload's pid N swap-outs, N
 #    swap-ins and the sleep's bucket as its median;
+#  - a second process forces them out (a locked hog in the same 8 MiB
+#    memcg, which reclaims as itself): every page written is still the
+#    workload's, every read timed, the mass at the sleep;
 #  - zswap: pages it keeps are never written (not in pswpout, not timed)
 #    and their reads count in swapins_untimed;
 #  - slots freed unread (the process exits) and written again count in
 #    swap_unread, at least as many as a 4 MiB swap must reuse;
+#  - swap on a loop device, asynchronous where zram is synchronous: a page
+#    may still be in the swap cache when it is used again (no read at
+#    all), and swap readahead reads pages before anything faults on them.
+#    Every read is timed, nothing else is, whichever way each page came;
 #  - large folios (multi-size THP, 6.8+): a folio written whole is timed
 #    page by page.
 . "$(dirname "$0")/lib.sh"
@@ -23,12 +30,17 @@ N=256
 S=/tmp/memscope-t29
 THP=/sys/kernel/mm/transparent_hugepage
 ZSW=/sys/module/zswap/parameters/enabled
+CG=/sys/fs/cgroup/mstest-swapres
+lo=
 mkdir -p $S
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -e "$ZSW" ] && echo N > "$ZSW"
 	[ -e "$THP/hugepages-64kB/enabled" ] && echo never > "$THP/hugepages-64kB/enabled"
+	[ -n "$lo" ] && { swapoff "$lo"; losetup -d "$lo"; }
+	mountpoint -q "$S/t" && umount "$S/t"
+	rmdir "$CG" 2>/dev/null
 	zram_swap_off
 	ms_unload 2>/dev/null
 	rm -rf "$S"
@@ -108,6 +120,45 @@ for ms in 700 3000; do
 	grep -q "\"median_min_ns\":$lo," $S/cli.json || fail "$ms ms: JSON has no median_min_ns $lo: $(cat $S/cli.json)"
 done
 
+# --- a second process forces them out -------------------------------------
+# The workload (512 pages) and a hog that locks 6 MiB share an 8 MiB
+# memcg: the hog's charges reclaim the workload's pages, with the hog as
+# the task that unmaps and writes them.  Only the workload has pages that
+# can go to swap.
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+{ mkdir -p $CG && echo 8M > $CG/memory.max; } || fail "no memcg with memory.max"
+N=512
+echo reset > $D/control || fail "reset"
+snap $S/a
+# Its output through a pipe: a tmpfs file would be shmem pages in its
+# memcg, which go to swap too, with no owner.
+sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/swapres $N 3000 pressure 2>&1" | cat > $S/out &
+wpid=$!
+i=0
+until grep -q filled $S/out; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "swapres pressure did not start: $(cat $S/out)"
+	sleep 0.1
+done
+hog=$(sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/swapres 1536 0 hog" 2>&1) || fail "hog: $hog"
+wait $wpid
+grep -q '^in ' $S/out || fail "swapres $N 3000 pressure: $(cat $S/out)"
+snap $S/b
+diag "swapres $N 3000 pressure: $(tr '\n' ' ' < $S/out); $hog"
+diag "swap_residency_by_pid: $(grep -v '^#' $D/swap_residency_by_pid | tr '\n' ';')"
+pid=$(awk '$1 == "pid" && $3 == "out" { print $2 }' $S/out)
+out=$(awk '$1 == "pid" && $3 == "out" { print $4 }' $S/out)
+d_pswpout=$(delta pswpout) d_pswpin=$(delta pswpin) d_swapouts=$(delta swapouts)
+expect_ge "pressure: workload pages the hog pushed out (pagemap)" "$out" 64
+expect_eq "pressure: swapouts vs pswpout delta" "$d_swapouts" "$d_pswpout"
+expect_eq "pressure: swap-outs of the workload $pid, not of the hog (${hog#hog })" \
+	"$(table_col swap_residency_by_pid "$pid" 1 swapres) $(table_col swap_residency_by_pid "${hog#hog }" 1 swapres)" "$d_pswpout 0"
+expect_eq "pressure: timed swap-ins vs pswpin delta" "$(timed)" "$d_pswpin"
+expect_eq "pressure: swapins_untimed" "$(delta swapins_untimed)" 0
+expect_ge "pressure: pswpin delta (the pages pushed out, read back)" "$d_pswpin" "$out"
+hist_check "pressure" 3000 "$d_pswpin"
+rmdir $CG
+
 # --- zswap keeps pages out of the swap device ------------------------------
 if [ -e $ZSW ]; then
 	echo Y > $ZSW || fail "cannot enable zswap"
@@ -126,6 +177,10 @@ fi
 zram_swap_off
 zram_swap 4M || fail "second zram swap"
 slots=$(awk -v d="/dev/$zdev" '$1 == d { print $3 / 4 - 1 }' /proc/swaps)
+# A fresh table: entries of slots freed unread above (the pressure run's
+# stack pages, say) could be this device's entries too, and count.
+ms_unload
+ms_load
 N=768
 run 0 noread
 out1=$out
@@ -138,9 +193,32 @@ expect_ge "reuse: swap_unread (slots the second run had to reuse)" "$d_unread" $
 expect_eq "reuse: timed swap-ins vs pswpout" \
 	"$(timed)" "$d_pswpout"
 
+# --- an asynchronous device: swap cache hits and readahead ------------------
+# The write completes after reclaim has moved on, so a page can still be in
+# the swap cache when the workload reads it (no read: pswpin does not move);
+# the others are read from the device, some by readahead before any fault.
+# How many go each way depends on timing: the counts must agree either way.
+zram_swap_off
+modprobe loop 2>/dev/null
+mkdir -p $S/t
+mount -t tmpfs -o size=32M none $S/t || fail "tmpfs for the loop swap"
+dd if=/dev/zero of=$S/t/swap bs=1M count=16 2>/dev/null || fail "loop swap file"
+lo=$(losetup -f --show $S/t/swap) || fail "no loop device"
+{ mkswap "$lo" > /dev/null && swapon "$lo"; } || fail "swapon $lo"
+N=256
+run 700
+majflt=$(awk '$1 == "in" { print $4 }' $S/out)
+diag "async: of $N pages, $((N - d_pswpin)) came back from the swap cache, $d_pswpin were read ($majflt faults waited for a read, $((d_pswpin - majflt)) read ahead)"
+expect_eq "async: pswpout delta" "$d_pswpout" $N
+[ "$d_pswpin" -le $N ] || fail "async: pswpin delta $d_pswpin, more than the $N pages written"
+expect_eq "async: timed swap-ins vs pswpin" "$(timed)" "$d_pswpin"
+expect_eq "async: swapins_untimed" "$d_untimed" 0
+[ "$d_pswpin" -eq 0 ] || hist_check "async" 700 "$d_pswpin"
+swapoff "$lo"; losetup -d "$lo"; lo=
+umount $S/t
+
 # --- large folios ------------------------------------------------------------
 if [ -e $THP/hugepages-64kB/enabled ] && [ -e $THP/hugepages-64kB/stats/swpout ]; then
-	zram_swap_off
 	zram_swap 64M || fail "third zram swap"
 	echo madvise > $THP/hugepages-64kB/enabled
 	N=256

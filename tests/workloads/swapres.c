@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * swapres PAGES SLEEP_MS [noread | mthp]: a known swap residency.
+ * swapres PAGES SLEEP_MS [noread | mthp | pressure | hog]: a known swap
+ * residency.
  *
  * Maps PAGES anonymous pages and writes each (a distinct nonzero word, so
  * that no page is all zero: 6.12's zeromap would keep it out of swap),
@@ -15,9 +16,17 @@
  *   mthp    THP-aligned mapping with MADV_HUGEPAGE instead of
  *           MADV_NOHUGEPAGE: with multi-size THP on, the pages come as
  *           large folios and go out whole.
+ *   pressure  no MADV_PAGEOUT: print "pid PID filled" and sleep, while
+ *           another process pushes the pages out (a hog in the same
+ *           memcg); count what is in swap after the sleep.
+ *   hog     lock everything (mlockall), map and fault in PAGES locked
+ *           pages, print "hog PID" and exit: in a memcg, reclaim must take
+ *           what it needs from the other processes there.
  *
  * Prints "pid PID out N" once N pages are in swap (N < PAGES: the kernel
- * kept some, which the test reports), then "in N" after reading back.
+ * kept some, which the test reports), then "in N majflt M" after reading
+ * back: M major faults while reading (swap readahead reads more pages
+ * than it faults on).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +44,32 @@
 #endif
 
 #define PM_SWAP (1ULL << 62)
+
+static long majflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_majflt;
+}
+
+static int hog(long pages, long page)
+{
+	char *p;
+
+	if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
+		perror("swapres: mlockall");
+		return 1;
+	}
+	p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("swapres: hog mmap");
+		return 1;
+	}
+	printf("hog %d\n", getpid());
+	return 0;
+}
 
 static long swapped(const char *p, long pages, long page)
 {
@@ -60,16 +96,19 @@ static long swapped(const char *p, long pages, long page)
 
 int main(int argc, char **argv)
 {
-	long page = sysconf(_SC_PAGESIZE), pages, ms, i, n, align = 2L << 20;
+	long page = sysconf(_SC_PAGESIZE), pages, ms, i, n, flt, align = 2L << 20;
 	int noread = argc > 3 && !strcmp(argv[3], "noread");
 	int mthp = argc > 3 && !strcmp(argv[3], "mthp");
+	int pressure = argc > 3 && !strcmp(argv[3], "pressure");
 	struct timespec ts;
 	char *p;
 
 	if (argc < 3 || (pages = atol(argv[1])) <= 0 || (ms = atol(argv[2])) < 0) {
-		fprintf(stderr, "usage: swapres PAGES SLEEP_MS [noread | mthp]\n");
+		fprintf(stderr, "usage: swapres PAGES SLEEP_MS [noread | mthp | pressure | hog]\n");
 		return 2;
 	}
+	if (argc > 3 && !strcmp(argv[3], "hog"))
+		return hog(pages, page);
 	p = mmap(NULL, pages * page + align, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
@@ -83,7 +122,14 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < pages; i++)
 		memset(p + i * page, (int)(i % 255) + 1, page);
-	if (madvise(p, pages * page, MADV_PAGEOUT)) {
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = ms % 1000 * 1000000;
+	if (pressure) {
+		printf("pid %d filled\n", getpid());
+		fflush(stdout);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	} else if (madvise(p, pages * page, MADV_PAGEOUT)) {
 		perror("swapres: MADV_PAGEOUT (Linux 5.4+, with swap on)");
 		return 1;
 	}
@@ -92,10 +138,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (noread)
 		return 0;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = ms % 1000 * 1000000;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
+	while (!pressure && nanosleep(&ts, &ts) && errno == EINTR)
 		;
+	flt = majflt();
 	for (i = 0; i < pages; i++) {
 		const unsigned char *q = (const unsigned char *)p + i * page;
 
@@ -104,6 +149,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("in %ld\n", pages - swapped(p, pages, page));
+	flt = majflt() - flt;
+	printf("in %ld majflt %ld\n", pages - swapped(p, pages, page), flt);
 	return 0;
 }

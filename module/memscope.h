@@ -165,7 +165,7 @@ struct ms_probe {
 	X(slab_free) X(slab_free_bulk) X(slab_alloc) X(slab_alloc_node)	\
 	X(slab_alloc_lru) X(slab_alloc_bulk) X(mmap) X(shm)		\
 	X(fault_stacks) X(brk) X(swapout) X(swapout_zswap)		\
-	X(swapout_owner)
+	X(swapout_owner) X(swapfree)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };

@@ -53,10 +53,12 @@
  * load, in 64 segments under raw spinlocks (probe context, PREEMPT_RT):
  * a slot is found among 16 in its segment, and when all 16 are taken the
  * oldest is let go and counted in swap_residency_dropped.  Only a read
- * takes an entry out: a slot that is freed without being read (its
- * process exited, or the page came back from the swap cache) stays until
- * its entry is written again, and then counts in swap_unread, or until it
- * is the oldest of a full segment.  The owner is kept with the entry from
+ * or a free takes an entry out: a slot freed without being read (its
+ * process exited, or the page came back from the swap cache and let its
+ * slot go) counts in swap_unread when swap_range_free() returns it to the
+ * pool; where that function is not probed (inlined), the entry stays
+ * until its slot is written again, and counts then, or until it is the
+ * oldest of a full segment.  The owner is kept with the entry from
  * the unmap (reclaim may write the folio later, on another CPU); an entry
  * that only has an owner, unmapped and never written, is let go first and
  * uncounted.  Caveats, each counted rather than
@@ -70,11 +72,16 @@
  *   - swap readahead reads neighbours early: the residency ends at the
  *     read, not at the fault that uses the page;
  *   - a clean page evicted again from the swap cache is not written
- *     again: its next read is untimed.
+ *     again: its next read is untimed;
+ *   - 6.12's zeromap: an all-zero page is not written either, so a slot
+ *     freed unread and reused for one still holds the old write's time,
+ *     and the zero page's read is timed from it.
  */
 #include <linux/mm.h>
 #include <linux/rmap.h>
 #include <linux/sched.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
@@ -95,6 +102,7 @@ static const char *const ms_zswap_targets[] = {
 
 static struct ms_probe ms_swapin_probe;
 static struct ms_probe ms_zswap_probe;
+static struct ms_probe ms_swapfree_probe;
 
 static const char *const ms_swapout_targets[] = {
 	"__swap_writepage",	/* (struct page * | struct folio *, ...) */
@@ -108,6 +116,27 @@ static const char *const ms_swapout_zswap_targets[] = {
 	NULL,
 };
 
+/*
+ * Slots back to the free pool, read or not.  swap_range_free() from 4.13,
+ * which every free passes through, is inlined by some builds (Debian's
+ * 6.12); its callers from 6.11 take the range as a swap entry instead of
+ * an offset, with the cluster before it from 6.13.  Newest last: the first
+ * the kernel has is the one to probe.
+ */
+static const char *const ms_swapfree_targets[] = {
+	"swap_range_free",	/* (si, unsigned long offset, unsigned int nr) */
+	"swap_entry_range_free", /* (si, [ci,] swp_entry_t entry, unsigned int nr) */
+	"swap_entries_free",	/* (si, ci, swp_entry_t entry, unsigned int nr) */
+	/*
+	 * (swp_entry_t *entries, int n): where swap_range_free() is inlined
+	 * and its callers take no entry (Debian's 6.1-rt).  Every free of a
+	 * single slot, through the slot caches, comes here; a THP's whole
+	 * cluster (swap_free_cluster(), THP_SWAP) does not, and is missed.
+	 */
+	"swapcache_free_entries",
+	NULL,
+};
+
 static const char *const ms_swapout_owner_targets[] = {
 	"try_to_unmap_one",	/* (struct page * | struct folio *, vma, address, arg) */
 	NULL,
@@ -116,6 +145,7 @@ static const char *const ms_swapout_owner_targets[] = {
 #define MS_SWRES_SEGS	64
 #define MS_SWRES_PROBES	16
 #define MS_SWRES_NOROW	U32_MAX
+#define MS_SWAPFREE_MAX	8192	/* SWAPFILE_CLUSTER: a PMD of 64 KiB pages at most */
 
 struct ms_swres {
 	unsigned long entry;		/* swp_entry_t.val; 0: a free slot */
@@ -315,6 +345,78 @@ static int ms_swapout_zswap_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * swap_range_free(): the slots go back to the free pool.  A time still
+ * held for one was never read: count it in swap_unread, and free the
+ * table's slot, so that entries of exited processes do not wait for their
+ * slot's next write.  Where this probe is unavailable they do, and count
+ * then.
+ */
+/* One slot freed: a time still held for it was never read. */
+static void ms_swres_free(unsigned long entry)
+{
+	struct ms_swres *seg, *e;
+	unsigned int s, slot;
+	unsigned long flags;
+	bool found;
+
+	seg = ms_swres_seg(entry, &s, &slot);
+	raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
+	e = ms_swres_find(seg, slot, entry, &found);
+	if (found) {
+		if (e->out_ns)
+			ms_stat_inc(MS_swap_unread);
+		e->entry = 0;
+	}
+	raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+}
+
+static void ms_swapfree_entries(const swp_entry_t *entries, int n)
+{
+	int i;
+
+	for (i = 0; i < n && i < MS_SWAPFREE_MAX; i++)
+		ms_swres_free(entries[i].val);
+}
+
+static int ms_swapfree_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct swap_info_struct *si;
+	unsigned long type, first, nr, i;
+
+	ms_hit(MS_P_swapfree);
+	if (READ_ONCE(ms_swapfree_probe.target) == ms_swapfree_targets[3]) {
+		ms_swapfree_entries((const swp_entry_t *)ms_arg(regs, 0), (int)ms_arg(regs, 1));
+		return 0;
+	}
+	si = (struct swap_info_struct *)ms_arg(regs, 0);
+	type = (unsigned char)READ_ONCE(si->type);
+	if (READ_ONCE(ms_swapfree_probe.target) == ms_swapfree_targets[0]) {
+		first = swp_entry(type, ms_arg(regs, 1)).val;
+		nr = (unsigned int)ms_arg(regs, 2);
+	} else {
+		/*
+		 * An entry of this device in the second argument, else (6.13:
+		 * the cluster is there) in the third.  Decided by the values,
+		 * not by a version: a wrong guess reads a pointer as a count.
+		 */
+		first = ms_arg(regs, 1);
+		nr = (unsigned int)ms_arg(regs, 2);
+		if (swp_type((swp_entry_t){ first }) != type) {
+			first = ms_arg(regs, 2);
+			nr = (unsigned int)ms_arg(regs, 3);
+		}
+		if (swp_type((swp_entry_t){ first }) != type)
+			return 0;
+	}
+	/* At most a cluster at a time; anything else is not a range we know. */
+	if (nr > MS_SWAPFREE_MAX)
+		return 0;
+	for (i = 0; i < nr; i++)
+		ms_swres_free(first + i);
+	return 0;
+}
+
 /* The swap-in probe, for the @nr entries from @entry read back now. */
 static void ms_swres_in(unsigned long entry, unsigned long nr)
 {
@@ -453,6 +555,13 @@ static struct ms_probe ms_swapout_zswap_probe = {
 	.pre_handler = ms_swapout_zswap_pre,
 };
 
+static struct ms_probe ms_swapfree_probe = {
+	.name = "swapfree",
+	.targets = ms_swapfree_targets,
+	.kind = MS_KPROBE,
+	.pre_handler = ms_swapfree_pre,
+};
+
 static struct ms_probe ms_swapout_owner_probe = {
 	.name = "swapout_owner",
 	.targets = ms_swapout_owner_targets,
@@ -485,6 +594,7 @@ int ms_swap_init(void)
 	if (!IS_ENABLED(CONFIG_SWAP)) {
 		ms_swapout_probe.unsupported = "config_swap_disabled";
 		ms_swapout_zswap_probe.unsupported = "config_swap_disabled";
+		ms_swapfree_probe.unsupported = "config_swap_disabled";
 		ms_swapout_owner_probe.unsupported = "config_swap_disabled";
 	} else if (!IS_ENABLED(CONFIG_MEMCG)) {
 		/* No mm->owner: swap-outs are timed, but have no process. */
@@ -495,6 +605,7 @@ int ms_swap_init(void)
 	ms_probe_add(&ms_swapout_probe, MS_P_swapout);
 	ms_probe_add(&ms_swapout_zswap_probe, MS_P_swapout_zswap);
 	ms_probe_add(&ms_swapout_owner_probe, MS_P_swapout_owner);
+	ms_probe_add(&ms_swapfree_probe, MS_P_swapfree);
 	return 0;
 }
 

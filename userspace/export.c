@@ -59,7 +59,7 @@ static const struct {
 	{ "table_reused", "Table rows reused for a new key (process gone, or already read)." },
 	{ "swapouts", "Pages written to swap (as /proc/vmstat pswpout), each timed until read back." },
 	{ "swapins_untimed", "Swap-ins with no swap-out on record (zswap, before load, or let go)." },
-	{ "swap_unread", "Swap entries written again before being read (freed unread, or swap cache hits)." },
+	{ "swap_unread", "Swap-outs never read back: the slot was freed, or written again, unread." },
 	{ "swap_residency_dropped", "Swapped-out pages the full residency table let go, oldest first." },
 };
 

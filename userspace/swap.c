@@ -266,8 +266,10 @@ static const struct ms_interval_ops res_ops = {
 static int cmd_swap_residency(const struct ms_opts *o)
 {
 	static const char *const out[] = { "swapout", "__swap_writepage", NULL };
+	/* Each missing one costs a part, which its warning names. */
 	static const char *const in[] = {
-		"swapin", "swapout_owner", "swap_read_folio", "swap_readpage", "try_to_unmap_one", NULL
+		"swapin", "swapout_owner", "swapfree", "swap_read_folio", "swap_readpage",
+		"try_to_unmap_one", "swap_range_free", NULL
 	};
 
 	if (ms_check_probes("swapin --residency", out) || ms_check_probes("swapin --residency", in))

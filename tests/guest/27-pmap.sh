@@ -83,10 +83,12 @@ diag "ksmd merged the ksm region after $((t / 10)) s"
 [ -s /tmp/pmap.err ] && fail "pmap as root warned: $(cat /tmp/pmap.err)"
 # What it printed, the mappings with pages.
 awk 'NR <= 2 || $5 + $6 + $12 > 0 { print "# " $0 }' /tmp/pmap.txt
-# col FILE ADDRESS NAME: a column of the mapping at ADDRESS.
+# col FILE ADDRESS NAME: a column of the mapping at ADDRESS.  Compared as
+# strings: to busybox awk a hex address such as 3e984000 is a number (in
+# exponent form: inf), and a field that looks like one is not equal to it.
 col() {
 	awk -v a="$2" -v n="$3" 'NR == 2 { for (i = 1; i <= NF; i++) c[$i] = i }
-		NR > 2 && $1 == a { print $(c[n]); f = 1 } END { if (!f) print "none" }' "$1"
+		NR > 2 && $1 "" == a "" { print $(c[n]); f = 1 } END { if (!f) print "none" }' "$1"
 }
 kb() { echo $(($1 * PAGE_KB)); }
 

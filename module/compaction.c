@@ -8,6 +8,7 @@
  * /proc/sys/vm/compact_memory.  The run may sleep and migrate, so begins
  * are kept per task in vmscan.c's pairs.
  */
+#include <linux/compaction.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 

@@ -39,6 +39,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kmemleak.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>

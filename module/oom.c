@@ -55,16 +55,23 @@ struct ms_oom_data {
 	unsigned long kills_before;
 };
 
-/* The kernel's oom_kill counter; only oom_kill_process() moves it. */
+/*
+ * The kernel's oom_kill counter (4.13); only oom_kill_process() moves it.
+ * Without it, a kill is one the victim's marking confirmed.
+ */
+#if defined(CONFIG_VM_EVENT_COUNTERS) && defined(MS_HAVE_VM_OOM_KILL)
+#define MS_OOM_KILL_COUNTER
+#endif /* CONFIG_VM_EVENT_COUNTERS && MS_HAVE_VM_OOM_KILL */
+
 static unsigned long ms_oom_kill_events(void)
 {
 	unsigned long sum = 0;
-#ifdef CONFIG_VM_EVENT_COUNTERS
+#ifdef MS_OOM_KILL_COUNTER
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu(vm_event_states, cpu).event[OOM_KILL]);
-#endif
+#endif /* MS_OOM_KILL_COUNTER */
 	return sum;
 }
 
@@ -204,7 +211,7 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 
 static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
+	struct ms_oom_data *d __maybe_unused = (struct ms_oom_data *)ri->data;
 	unsigned long flags, kills;
 	struct ms_event ev;
 
@@ -213,7 +220,7 @@ static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	ms_oom_active = false;
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
 
-#ifdef CONFIG_VM_EVENT_COUNTERS
+#ifdef MS_OOM_KILL_COUNTER
 	kills = ms_oom_kill_events() - d->kills_before;
 #else
 	kills = ev.oom.confirmed;
@@ -225,13 +232,12 @@ static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	return 0;
 }
 
-#ifdef MS_HAVE_TP_MARK_VICTIM_TASK
 /*
- * mark_victim(task, uid), 6.9 and backports: mark_oom_victim() runs with
- * task_lock(task) held or on current, so task->mm is stable here; the RSS
- * is read exactly as the kernel's "Killed process" line reads it.
+ * The victim marked: mark_oom_victim() runs with task_lock(task) held or
+ * on current, so task->mm is stable here; the RSS is read exactly as the
+ * kernel's "Killed process" line reads it.
  */
-static void ms_mark_victim(void *data, struct task_struct *task, uid_t uid)
+static void __maybe_unused ms_oom_mark(struct task_struct *task)
 {
 	struct ms_oom_event *e = &ms_oom_pending.oom;
 	struct mm_struct *mm = task->mm;
@@ -253,8 +259,15 @@ static void ms_mark_victim(void *data, struct task_struct *task, uid_t uid)
 	}
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
 }
-#else
-/* mark_victim(pid) before 6.9: a confirmation, but no safe way to the mm. */
+
+#if defined(MS_HAVE_TP_MARK_VICTIM_TASK)
+/* mark_victim(task, uid): 6.9 and backports. */
+static void ms_mark_victim(void *data, struct task_struct *task, uid_t uid)
+{
+	ms_oom_mark(task);
+}
+#elif defined(MS_HAVE_TP_MARK_VICTIM)
+/* mark_victim(pid), [4.13, 6.9): a confirmation, but no safe way to the mm. */
 static void ms_mark_victim(void *data, int pid)
 {
 	struct ms_oom_event *e = &ms_oom_pending.oom;
@@ -266,16 +279,34 @@ static void ms_mark_victim(void *data, int pid)
 		e->confirmed = true;
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
 }
-#endif /* MS_HAVE_TP_MARK_VICTIM_TASK */
+#endif /* MS_HAVE_TP_MARK_VICTIM_TASK, MS_HAVE_TP_MARK_VICTIM */
 
+#ifdef MS_HAVE_TP_MARK_VICTIM
 /* A prototype mismatch with the kernel's own header fails the build. */
 static void __maybe_unused ms_oom_check_protos(void)
 {
 	(void)sizeof(register_trace_mark_victim(ms_mark_victim, NULL));
 }
 
-static const char *const ms_oom_kill_targets[] = { "oom_kill_process", NULL };
 static const char *const ms_mark_victim_targets[] = { "mark_victim", NULL };
+#define MS_MARK_VICTIM_KIND .kind = MS_TRACEPOINT, .tp_func = ms_mark_victim
+#else
+/*
+ * [4.9, 4.13): no oom:mark_victim; mark_oom_victim(tsk) itself, where the
+ * tracepoint would be.  A static function: where the compiler inlined it,
+ * the probe is unavailable and kills are not confirmed.
+ */
+static int ms_mark_oom_victim_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	ms_oom_mark((struct task_struct *)ms_arg(regs, 0));
+	return 0;
+}
+
+static const char *const ms_mark_victim_targets[] = { "mark_oom_victim", NULL };
+#define MS_MARK_VICTIM_KIND .kind = MS_KPROBE, .pre_handler = ms_mark_oom_victim_pre
+#endif /* MS_HAVE_TP_MARK_VICTIM */
+
+static const char *const ms_oom_kill_targets[] = { "oom_kill_process", NULL };
 
 static struct ms_probe ms_oom_kill_probe = {
 	.name = "oom_kill",
@@ -291,8 +322,7 @@ static struct ms_probe ms_oom_kill_probe = {
 static struct ms_probe ms_mark_victim_probe = {
 	.name = "oom_mark_victim",
 	.targets = ms_mark_victim_targets,
-	.kind = MS_TRACEPOINT,
-	.tp_func = ms_mark_victim,
+	MS_MARK_VICTIM_KIND,
 };
 
 int ms_oom_init(void)

@@ -78,6 +78,7 @@
  *     and the zero page's read is timed from it.
  */
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/rmap.h>
 #include <linux/sched.h>
 #include <linux/swap.h>

@@ -217,10 +217,24 @@ static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
  * nested (reclaim runs with PF_MEMALLOC), but inside direct reclaim or
  * kswapd, hence pairs of their own.
  */
-static void ms_shrink_slab_start(void *data, struct shrinker *shr,
-				 struct shrink_control *sc, long nr_objects_to_shrink,
-				 unsigned long cache_items, unsigned long long delta,
-				 unsigned long total_scan, int priority)
+/*
+ * Before 4.16 shrink_slab_start carried the LRU scan (pgs_scanned,
+ * lru_pgs) where it now carries the reclaim priority (compat/probe.sh).
+ */
+#ifdef MS_HAVE_TP_SHRINK_SLAB_PGS_SCANNED
+#define MS_SHRINK_SLAB_START_PROTO \
+	void *data, struct shrinker *shr, struct shrink_control *sc, \
+	long nr_objects_to_shrink, unsigned long pgs_scanned, \
+	unsigned long lru_pgs, unsigned long cache_items, \
+	unsigned long long delta, unsigned long total_scan
+#else
+#define MS_SHRINK_SLAB_START_PROTO \
+	void *data, struct shrinker *shr, struct shrink_control *sc, \
+	long nr_objects_to_shrink, unsigned long cache_items, \
+	unsigned long long delta, unsigned long total_scan, int priority
+#endif /* MS_HAVE_TP_SHRINK_SLAB_PGS_SCANNED */
+
+static void ms_shrink_slab_start(MS_SHRINK_SLAB_START_PROTO)
 {
 	ms_hit(MS_P_shrink_slab_start);
 	ms_pair_begin(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false);
@@ -267,8 +281,17 @@ static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
 	ms_row_add(t, row, 2, freed);
 }
 
-/* vmscan.bt's KSWAPD column: wake-up requests from allocators. */
-static void ms_wakeup_kswapd(void *data, int nid, int zid, int order, gfp_t gfp_flags)
+/*
+ * vmscan.bt's KSWAPD column: wake-up requests from allocators.  The event
+ * gained gfp_flags in 4.17 (compat/probe.sh).
+ */
+#ifdef MS_HAVE_TP_WAKEUP_KSWAPD_GFP
+#define MS_WAKEUP_KSWAPD_PROTO void *data, int nid, int zid, int order, gfp_t gfp_flags
+#else
+#define MS_WAKEUP_KSWAPD_PROTO void *data, int nid, int zid, int order
+#endif /* MS_HAVE_TP_WAKEUP_KSWAPD_GFP */
+
+static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
 {
 	ms_hit(MS_P_wakeup_kswapd);
 	ms_stat_inc(MS_kswapd_wakeups);

@@ -14,11 +14,90 @@
 #include <linux/fs.h>
 #include <linux/proc_fs.h>
 #include <linux/uaccess.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/poll.h>
+#include <linux/shm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <asm/ptrace.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 18, 0)
-#error "memscope needs Linux 4.18 or later"
-#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(4, 18, 0) */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 9, 0)
+#error "memscope needs Linux 4.9 or later"
+#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(4, 9, 0) */
+
+/*
+ * [4.9, 4.16): poll handlers returned unsigned int of POLL* bits.
+ */
+#ifndef MS_HAVE_POLL_T
+typedef unsigned int __poll_t;
+#define EPOLLIN POLLIN
+#define EPOLLRDNORM POLLRDNORM
+#endif /* !MS_HAVE_POLL_T */
+
+/*
+ * [4.9, 4.17): uapi flags newer than the kernel, for naming them in a
+ * newer userspace's calls; the values are ABI.
+ */
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03	/* 4.15 */
+#endif
+#ifndef MAP_SYNC
+#define MAP_SYNC 0x80000		/* 4.15 */
+#endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000	/* 4.17 */
+#endif
+#ifndef SHM_STAT_ANY
+#define SHM_STAT_ANY 15			/* 4.17 */
+#endif
+
+/*
+ * [4.9, 4.17): fault handlers returned a plain int of VM_FAULT_* bits.
+ */
+#ifndef MS_HAVE_VM_FAULT_T
+typedef int vm_fault_t;
+#endif /* !MS_HAVE_VM_FAULT_T */
+
+/*
+ * [4.9, 4.18): no linux/overflow.h size helpers.  The same contract:
+ * saturate at SIZE_MAX, which no allocator satisfies, instead of wrapping.
+ */
+#ifdef MS_HAVE_ARRAY_SIZE
+#include <linux/overflow.h>
+#else
+static inline size_t ms_size_mul(size_t a, size_t b)
+{
+	return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+static inline size_t ms_size_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+#define array_size(a, b) ms_size_mul(a, b)
+#define array3_size(a, b, c) ms_size_mul(ms_size_mul(a, b), c)
+#define struct_size(p, member, n) \
+	ms_size_add(sizeof(*(p)), ms_size_mul(n, sizeof(*(p)->member)))
+#endif /* !MS_HAVE_ARRAY_SIZE */
+
+/*
+ * [4.9, 4.12): no kvmalloc().  What it does from 4.12 for GFP_KERNEL: a
+ * kmalloc() that neither warns nor retries hard, then vmalloc.  kvfree()
+ * frees either (3.15).
+ */
+#ifndef MS_HAVE_KVMALLOC
+static inline void *ms_kvmalloc(size_t size, gfp_t flags)
+{
+	void *p = NULL;
+
+	if (size <= PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+		p = kmalloc(size, flags | __GFP_NOWARN | __GFP_NORETRY);
+	return p ?: __vmalloc(size, flags | __GFP_HIGHMEM, PAGE_KERNEL);
+}
+#define kvmalloc(size, flags) ms_kvmalloc(size, flags)
+#endif /* !MS_HAVE_KVMALLOC */
 
 /*
  * [4.18, 5.17): PDE_DATA() before it was renamed pde_data().
@@ -68,15 +147,16 @@
 
 /*
  * [4.18, 5.8): probe_kernel_read() before it was renamed.  Same contract:
- * 0 or -EFAULT, never faults, safe in atomic context.
+ * 0 or -EFAULT, never faults, safe in atomic context.  RHEL 8.6 and later
+ * define the new name as a macro for the old function: theirs then.
  */
-#ifndef MS_HAVE_COPY_FROM_KERNEL_NOFAULT
+#if !defined(MS_HAVE_COPY_FROM_KERNEL_NOFAULT) && !defined(copy_from_kernel_nofault)
 static inline long ms_copy_from_kernel_nofault(void *dst, const void *src, size_t size)
 {
 	return probe_kernel_read(dst, src, size);
 }
 #define copy_from_kernel_nofault ms_copy_from_kernel_nofault
-#endif /* !MS_HAVE_COPY_FROM_KERNEL_NOFAULT */
+#endif /* !MS_HAVE_COPY_FROM_KERNEL_NOFAULT && !copy_from_kernel_nofault */
 
 /*
  * [4.18, 5.8): no copy_from_user_nofault().  What it does, from 5.8: a

@@ -14,6 +14,14 @@ has() { grep -qsE "$2" "$src/$1"; }
 # Entry arguments of a kprobed function: x86 has the helper from 4.20.
 has "arch/$arch/include/asm/ptrace.h" 'regs_get_kernel_argument' &&
 	echo -DMS_HAVE_REGS_GET_KERNEL_ARGUMENT
+# __poll_t and EPOLL* for poll handlers came in 4.16.
+has include/uapi/linux/types.h '__poll_t;' && echo -DMS_HAVE_POLL_T
+# vm_fault_t came in 4.17.
+has include/linux/mm_types.h 'typedef .*vm_fault_t;' && echo -DMS_HAVE_VM_FAULT_T
+# linux/overflow.h's array_size() and struct_size() came in 4.18.
+has include/linux/overflow.h 'array_size\(' && echo -DMS_HAVE_ARRAY_SIZE
+# kvmalloc() came in 4.12.
+grep -qs kvmalloc "$src/include/linux/mm.h" "$src/include/linux/slab.h" && echo -DMS_HAVE_KVMALLOC
 # procfs takes struct proc_ops from 5.6.
 has include/linux/proc_fs.h 'struct proc_ops \{' && echo -DMS_HAVE_PROC_OPS
 # PDE_DATA() became pde_data() in 5.17.
@@ -82,10 +90,19 @@ has include/trace/events/vmscan.h 'TRACE_EVENT\(mm_vmscan_write_folio' && echo -
 # Reclaim begin events lost may_writepage and classzone_idx in 5.2.
 grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vmscan.h" |
 	grep -q may_writepage && echo -DMS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE
+# shrink_slab_start traded pgs_scanned and lru_pgs for priority in 4.16.
+grep -sA3 'TRACE_EVENT(mm_shrink_slab_start' "$ev/vmscan.h" |
+	grep -q pgs_scanned && echo -DMS_HAVE_TP_SHRINK_SLAB_PGS_SCANNED
+# mm_vmscan_wakeup_kswapd gained gfp_flags in 4.17.
+grep -sA2 'TRACE_EVENT(mm_vmscan_wakeup_kswapd' "$ev/vmscan.h" |
+	grep -q gfp_flags && echo -DMS_HAVE_TP_WAKEUP_KSWAPD_GFP
 # Compaction begin/end take struct compact_control instead of the pfns
 # from 5.18/5.19.
 grep -sA2 'TRACE_EVENT(mm_compaction_begin' "$ev/compaction.h" |
 	grep -q 'struct compact_control' && echo -DMS_HAVE_TP_COMPACTION_CC
+# The oom_kill vm event and oom:mark_victim came in 4.13.
+has include/linux/vm_event_item.h '[[:space:]]OOM_KILL,' && echo -DMS_HAVE_VM_OOM_KILL
+has include/trace/events/oom.h 'TRACE_EVENT\(mark_victim,' && echo -DMS_HAVE_TP_MARK_VICTIM
 # mark_victim(int pid) became mark_victim(task, uid) in 6.9 (and in Debian's 6.1).
 grep -sA1 'TRACE_EVENT(mark_victim' "$ev/oom.h" |
 	grep -q 'struct task_struct' && echo -DMS_HAVE_TP_MARK_VICTIM_TASK

@@ -14,6 +14,9 @@
 #    between them looks like a sibling call, and f.cold, checked on its
 #    own, seems to jump out of a frame it never set up.  Excused when the
 #    jump's destination is in f or f.cold, or when the jump is in f.cold.
+#  - "f.cold() falls through to next function": the same objtool, checking
+#    f.cold as a function of its own, sees its end run into the function
+#    after it (RHEL 8.8 to 8.10).  Excused for f.cold only.
 #  - "missing symbol for section S": GNU as from 2.36 (binutils d1bcae833b,
 #    "ELF: Don't generate unused section symbols") leaves out a section
 #    symbol that no relocation needs, and objtool's ORC generation before
@@ -75,6 +78,11 @@ while IFS= read -r line; do
 		off=$((0x$(echo "$w" | sed 's/^[^(]*()+0x\([0-9a-f]*\):.*/\1/')))
 		if [ -n "$old_cold" ] && { [ "$func" != "${func%.cold}" ] ||
 		   jump_stays_in "$obj" "$func" "$off"; }; then
+			cold=$((cold + 1))
+			continue
+		fi ;;
+	*': warning: objtool: '*'.cold() falls through to next function'*)
+		if [ -n "$old_cold" ]; then
 			cold=$((cold + 1))
 			continue
 		fi ;;

@@ -427,14 +427,30 @@ static const char *rec(const struct ms_record *r, const char *key)
 
 static void sec_oom(struct an_ctx *c, const struct an_snap *a, const struct an_snap *b)
 {
-	uint64_t total = ms_stats_val(&b->vm, "oom_kill"), now = vm_delta(a, b, "oom_kill");
+	const char *since = "since boot";
+	uint64_t total = 0, now = 0, x;
 	char klast[512];
 	const struct ms_record *r = NULL;
 	int kerr, kn;
 
 	section(1, "OOM kills", "oom");
-	print_uint(PRINT_ANY, "kills_since_boot", "   since boot: %llu (vmstat oom_kill)", total);
-	print_uint(PRINT_ANY, "kills", ", in these seconds: %llu\n", now);
+	if (ms_stats_get(&b->vm, "oom_kill", &total)) {
+		now = vm_delta(a, b, "oom_kill");
+		print_uint(PRINT_ANY, "kills_since_boot", "   since boot: %llu (vmstat oom_kill)", total);
+		print_uint(PRINT_ANY, "kills", ", in these seconds: %llu\n", now);
+	} else if (c->module) {
+		/* Before 4.13 the kernel counts no kills: memscope's count. */
+		since = "since memscope was loaded";
+		total = ms_stats_val(&b->st, "oom_kills");
+		x = ms_stats_val(&a->st, "oom_kills");
+		now = total > x ? total - x : 0;
+		print_uint(PRINT_ANY, "kills_since_load",
+			   "   no vmstat oom_kill (Linux 4.13+); since memscope was loaded: %llu (oom_kills)", total);
+		print_uint(PRINT_ANY, "kills", ", in these seconds: %llu\n", now);
+	} else {
+		since = NULL;
+		line("no vmstat oom_kill (Linux 4.13+): kills are counted by the module only");
+	}
 	if (c->module && b->oom.n) {
 		r = &b->oom.v[b->oom.n - 1];
 		print_string(PRINT_ANY, "last_victim", "   last (memscope): %s", rec(r, "victim_comm"));
@@ -467,10 +483,14 @@ static void sec_oom(struct an_ctx *c, const struct an_snap *a, const struct an_s
 			finding(c, SEV_BAD, "the OOM killer killed %llu task(s) in %.1f s: memory exhausted",
 				(unsigned long long)now, c->dur);
 	} else if (total) {
-		finding(c, SEV_NOTE, "%llu OOM kill(s) since boot, none in these %.1f s",
-			(unsigned long long)total, c->dur);
+		finding(c, SEV_NOTE, "%llu OOM kill(s) %s, none in these %.1f s",
+			(unsigned long long)total, since, c->dur);
+	} else if (since) {
+		finding(c, SEV_OK, "no OOM kill %s", since);
+	} else if (kn > 0) {
+		finding(c, SEV_NOTE, "the kernel log has %d OOM kill(s); no counter to place them in time", kn);
 	} else {
-		finding(c, SEV_OK, "no OOM kill since boot");
+		finding(c, SEV_OK, "no OOM kill in the kernel log");
 	}
 }
 

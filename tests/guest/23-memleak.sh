@@ -26,7 +26,17 @@
 need_root
 PATH=$PATH:/usr/sbin:/sbin
 LEAK=$TOP/build/$REL/kmod/msleak.ko
-PROBES="kfree kmem_cache_free page_free percpu_free kmalloc kmem_cache_alloc page_alloc percpu_alloc"
+PROBES="kfree kmem_cache_free page_free kmalloc kmem_cache_alloc page_alloc"
+# The percpu events came in 4.13; tracefs says whether this kernel has them.
+pcpu=1
+for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -d $t/events ] || continue
+	[ -d $t/events/percpu ] || pcpu=
+	break
+done
+if [ -n "$pcpu" ]; then
+	PROBES="$PROBES percpu_free percpu_alloc"
+fi
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() { rmmod msleak 2>/dev/null; ms_unload 2>/dev/null; }
@@ -35,6 +45,12 @@ ms_load
 for p in $PROBES; do
 	expect_eq "probe $p at load" "$(probe_state "$p")" disabled
 done
+if [ -z "$pcpu" ]; then
+	for p in percpu_free percpu_alloc; do
+		expect_eq "probe $p at load (no percpu events before 4.13)" \
+			"$(probe_state "$p")" unavailable:no_percpu_tracepoints
+	done
+fi
 if kver_ge 6 1; then
 	expect_eq "kmalloc_node at load (merged into kmalloc in 6.1)" \
 		"$(probe_state kmalloc_node)" unavailable:merged_into_kmalloc
@@ -77,8 +93,12 @@ expect_eq "msleak_pages_site: allocations, bytes (5 x 4 KiB + 3 x 16 KiB)" \
 # "0-1", "0", "0-3,5": count the CPUs the kernel could ever bring up.
 ncpu=$(tr ',' '\n' < /sys/devices/system/cpu/possible |
 	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
-expect_eq "msleak_percpu_site: allocations, bytes (4 x 64 x $ncpu possible CPUs)" \
-	"$(row msleak_percpu_site)" "4 $((4 * 64 * ncpu))"
+if [ -n "$pcpu" ]; then
+	expect_eq "msleak_percpu_site: allocations, bytes (4 x 64 x $ncpu possible CPUs)" \
+		"$(row msleak_percpu_site)" "4 $((4 * 64 * ncpu))"
+else
+	expect_eq "msleak_percpu_site (no percpu events): allocations, bytes" "$(row msleak_percpu_site)" ""
+fi
 expect_eq "msleak_irq_site before its timer: allocations, bytes" "$(row msleak_irq_site)" "50 6400"
 site=$(awk 'index($1, "msleak_kmalloc_site+") == 1 { print $1 }' /tmp/t23.leak)
 echo "$site" | grep -Eqx 'msleak_kmalloc_site\+0x[0-9a-f]+/0x[0-9a-f]+\[msleak\]' ||

@@ -8,6 +8,8 @@
  * /proc/sys/vm/compact_memory.  The run may sleep and migrate, so begins
  * are kept per task in vmscan.c's pairs.
  */
+/* Before compaction.h: 4.4 declares functions of struct node there. */
+#include <linux/node.h>
 #include <linux/compaction.h>
 #include <linux/sched.h>
 #include <linux/string.h>

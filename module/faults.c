@@ -134,8 +134,8 @@ static __always_inline void ms_fault_count(struct ms_fault_data *d, int cpu, int
 
 static __always_inline void ms_fault_enter(struct ms_fault_data *d, struct pt_regs *regs)
 {
-	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, 0);
-	unsigned int flags = ms_arg(regs, 2);
+	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, MS_FAULT_ARG_VMA);
+	unsigned int flags = ms_arg(regs, MS_FAULT_ARG_FLAGS);
 	int cpu;
 
 	ms_hit(MS_P_faults);	/* also `faults` in stats */

@@ -170,7 +170,7 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 {
 	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
 	struct oom_control *oc = (struct oom_control *)ms_arg(regs, 0);
-	struct task_struct *victim = oc->chosen;	/* referenced by oc */
+	struct task_struct *victim = ms_oom_kill_victim(regs, oc);	/* referenced */
 	struct ms_oom_event *e = &ms_oom_pending.oom;
 	unsigned int running, threads;
 	unsigned long flags;
@@ -189,7 +189,7 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	ms_copy_comm(e->trigger_comm, current);
 	e->victim_pid = task_pid_nr(victim);
 	ms_copy_comm(e->victim_comm, victim);
-	e->pages = oc->totalpages;
+	e->pages = ms_oom_kill_totalpages(regs, oc);
 	/* Known only once mark_victim confirms, with the victim locked. */
 	e->anon_rss_kb = -1;
 	e->file_rss_kb = -1;
@@ -202,7 +202,7 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	e->nr_running = running;
 	e->nr_threads = threads;
 	e->last_pid = last_pid;
-	ms_memcg_path(oc->memcg, e->memcg, sizeof(e->memcg));
+	ms_memcg_path(ms_oom_kill_memcg(regs, oc), e->memcg, sizeof(e->memcg));
 	ms_oom_victim_tgid = victim->tgid;
 	ms_oom_active = true;
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
@@ -252,7 +252,7 @@ static void __maybe_unused ms_oom_mark(struct task_struct *task)
 		if (mm) {
 			e->anon_rss_kb = get_mm_counter(mm, MM_ANONPAGES) << (PAGE_SHIFT - 10);
 			e->file_rss_kb = get_mm_counter(mm, MM_FILEPAGES) << (PAGE_SHIFT - 10);
-			e->shmem_rss_kb = get_mm_counter(mm, MM_SHMEMPAGES) << (PAGE_SHIFT - 10);
+			e->shmem_rss_kb = ms_mm_shmem_kb(mm);
 		}
 		e->oom_score_adj = READ_ONCE(task->signal->oom_score_adj);
 		e->confirmed = true;

@@ -444,15 +444,11 @@ static void ms_snap_name(struct ms_table *t, struct ms_snap *s)
 	case MS_TK_CGROUP:
 #ifdef CONFIG_CGROUPS
 	{
-		struct cgroup *cgrp = ms_cgroup_get_from_id(s->aux);
+		int err = ms_cgroup_id_path(s->aux, s->name, sizeof(s->name));
 
-		if (IS_ERR_OR_NULL(cgrp)) {
-			snprintf(s->name, sizeof(s->name), "[deleted:%llu]", s->aux);
-		} else {
-			if (cgroup_path(cgrp, s->name, sizeof(s->name)) < 0)
-				snprintf(s->name, sizeof(s->name), "[id:%llu]", s->aux);
-			cgroup_put(cgrp);
-		}
+		if (err)
+			snprintf(s->name, sizeof(s->name),
+				 err == -ENOENT ? "[deleted:%llu]" : "[id:%llu]", s->aux);
 	}
 #endif
 		break;

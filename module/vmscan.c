@@ -178,12 +178,14 @@ static void ms_reclaim_end(enum ms_pair kind, unsigned long nr_reclaimed)
 }
 
 /*
- * Before 5.2 the reclaim begin events also carried may_writepage and
- * classzone_idx (compat/probe.sh).
+ * Before 5.2 the reclaim begin events also carried may_writepage, and
+ * from 4.8 classzone_idx (compat/probe.sh).
  */
-#ifdef MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE
+#if defined(MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE) && defined(MS_HAVE_TP_RECLAIM_BEGIN_CLASSZONE)
 #define MS_RECLAIM_BEGIN_PROTO \
 	void *data, int order, int may_writepage, gfp_t gfp_flags, int classzone_idx
+#elif defined(MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE)
+#define MS_RECLAIM_BEGIN_PROTO void *data, int order, int may_writepage, gfp_t gfp_flags
 #else
 #define MS_RECLAIM_BEGIN_PROTO void *data, int order, gfp_t gfp_flags
 #endif /* MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE */
@@ -302,7 +304,13 @@ static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
  * kswapd may balance several times (several wake events) before it finds
  * the node balanced and sleeps, so a repeated wake keeps the first start.
  */
-static void ms_kswapd_wake(void *data, int nid, int zid, int order)
+#ifdef MS_HAVE_TP_KSWAPD_WAKE_ZID
+#define MS_KSWAPD_WAKE_PROTO void *data, int nid, int zid, int order
+#else
+#define MS_KSWAPD_WAKE_PROTO void *data, int nid, int order	/* before 4.8 */
+#endif /* MS_HAVE_TP_KSWAPD_WAKE_ZID */
+
+static void ms_kswapd_wake(MS_KSWAPD_WAKE_PROTO)
 {
 	ms_hit(MS_P_kswapd_wake);
 	ms_pair_begin(MS_PAIR_KSWAPD, ms_pair_now(), true);
@@ -320,11 +328,13 @@ static void ms_kswapd_sleep(void *data, int nid)
 }
 
 /* Pages reclaim wrote out itself (pageout()), vmscan.bt's WRITEPAGE. */
-#ifdef MS_HAVE_TP_WRITE_FOLIO
+#if defined(MS_HAVE_TP_WRITE_FOLIO)
 static void ms_writepage(void *data, struct folio *folio)
+#elif defined(MS_HAVE_TP_WRITEPAGE_FLAGS)
+static void ms_writepage(void *data, struct page *page, int reclaim_flags)	/* before 4.8 */
 #else
 static void ms_writepage(void *data, struct page *page)
-#endif /* MS_HAVE_TP_WRITE_FOLIO */
+#endif /* MS_HAVE_TP_WRITE_FOLIO, MS_HAVE_TP_WRITEPAGE_FLAGS */
 {
 	ms_hit(MS_P_writepage);
 	ms_stat_inc(MS_writepage);

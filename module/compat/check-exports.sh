@@ -4,23 +4,26 @@
 # memscope never calls a function through an address it looked up (IBT
 # kernels oops on it), so an unexported one is a bug, found here rather
 # than at modpost or insmod.  A tree prepared with modules_prepare has no
-# Module.symvers, so the exports are then read from its sources.
+# Module.symvers, so the exports are then read from its sources (for an O=
+# tree, those its "source" link names).
 # usage: check-exports.sh MODULE.KO KDIR; prints the missing ones, exit 1
 ko=$1 kdir=$2
+srcdir=$kdir
+[ -L "$kdir/source" ] && srcdir=$(readlink -f "$kdir/source")
 exports=$(mktemp) || exit 2
 trap 'rm -f "$exports"' EXIT
 if [ -s "$kdir/Module.symvers" ]; then
 	awk '{ print $2 }' "$kdir/Module.symvers" >"$exports"
 else
 	grep -rhoE --include='*.[chS]' \
-		'EXPORT_(PER_CPU_)?SYMBOL(_GPL)?(_NS)?(_GPL)?\([A-Za-z0-9_]+' "$kdir" |
+		'EXPORT_(PER_CPU_)?SYMBOL(_GPL)?(_NS)?(_GPL)?\([A-Za-z0-9_]+' "$srcdir" |
 		sed 's/.*(//' >"$exports"
 	# static_call.h: EXPORT_STATIC_CALL{,_GPL}(f) exports the trampoline
 	# __SCT__f and the key __SCK__f; the _TRAMP variants only __SCT__f
 	# (6.8 exports might_resched and cond_resched that way with
 	# PREEMPT_DYNAMIC, and might_sleep() calls the trampoline).
 	grep -rhoE --include='*.[chS]' \
-		'EXPORT_STATIC_CALL(_TRAMP)?(_GPL)?\([A-Za-z0-9_]+' "$kdir" |
+		'EXPORT_STATIC_CALL(_TRAMP)?(_GPL)?\([A-Za-z0-9_]+' "$srcdir" |
 		sed -n -e 's/^EXPORT_STATIC_CALL_TRAMP\(_GPL\)\{0,1\}(/__SCT__/p' \
 		    -e 's/^EXPORT_STATIC_CALL\(_GPL\)\{0,1\}(\(.*\)/__SCT__\2 __SCK__\2/p' |
 		tr ' ' '\n' >>"$exports"

@@ -22,9 +22,55 @@
 #include <linux/vmalloc.h>
 #include <asm/ptrace.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 9, 0)
-#error "memscope needs Linux 4.9 or later"
-#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(4, 9, 0) */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 4, 0)
+#error "memscope needs Linux 4.4 or later"
+#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(4, 4, 0) */
+
+/*
+ * handle_mm_fault()'s arguments, for the kprobe on it: (mm, vma, address,
+ * flags) before 4.6, (vma, address, flags) from 4.6 (and a fourth, regs,
+ * from 5.9).  The header decides: RHEL 7's 3.10 has the later form.
+ */
+#ifdef MS_HAVE_HANDLE_MM_FAULT_MM
+#define MS_FAULT_ARG_VMA 1
+#else
+#define MS_FAULT_ARG_VMA 0
+#endif /* MS_HAVE_HANDLE_MM_FAULT_MM */
+#define MS_FAULT_ARG_FLAGS (MS_FAULT_ARG_VMA + 2)
+
+/*
+ * [4.4, 4.9): oom_kill_process(oc, p, points, totalpages, memcg, message);
+ * from 4.9 (oc, message), with the victim, the total and the memcg in oc
+ * (the memcg there from 4.6).  For the kprobe on it.
+ */
+#ifdef MS_HAVE_OOM_KILL_PROCESS_P
+#define ms_oom_kill_victim(regs, oc) ((struct task_struct *)ms_arg(regs, 1))
+#define ms_oom_kill_totalpages(regs, oc) ms_arg(regs, 3)
+#define ms_oom_kill_memcg(regs, oc) ((struct mem_cgroup *)ms_arg(regs, 4))
+#else
+#define ms_oom_kill_victim(regs, oc) ((oc)->chosen)
+#define ms_oom_kill_totalpages(regs, oc) ((oc)->totalpages)
+#define ms_oom_kill_memcg(regs, oc) ((oc)->memcg)
+#endif /* MS_HAVE_OOM_KILL_PROCESS_P */
+
+/*
+ * [4.4, 4.5): shmem pages counted as file pages (no MM_SHMEMPAGES): the
+ * shmem RSS is unknown, -1, as the kernel's "Killed process" line then
+ * leaves it out.
+ */
+#ifdef MS_HAVE_MM_SHMEMPAGES
+#define ms_mm_shmem_kb(mm) (get_mm_counter(mm, MM_SHMEMPAGES) << (PAGE_SHIFT - 10))
+#else
+#define ms_mm_shmem_kb(mm) (-1L)
+#endif /* MS_HAVE_MM_SHMEMPAGES */
+
+/*
+ * [4.4, 4.6): is_compat_task() before in_compat_syscall().
+ */
+#ifndef MS_HAVE_IN_COMPAT_SYSCALL
+#include <linux/compat.h>
+#define in_compat_syscall() is_compat_task()
+#endif /* !MS_HAVE_IN_COMPAT_SYSCALL */
 
 /*
  * [4.9, 4.16): poll handlers returned unsigned int of POLL* bits.
@@ -250,8 +296,18 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
  * referenced cgroup, or ERR_PTR(-ENOENT) for a removed one, as 6.1's
  * cgroup_get_from_id() does.
  */
-#ifdef MS_HAVE_CGROUP_GET_FROM_ID
+#if defined(MS_HAVE_CGROUP_GET_FROM_ID)
 #define ms_cgroup_get_from_id(id) cgroup_get_from_id(id)
+#elif !defined(MS_HAVE_CGROUP_GET_FROM_PATH)
+/*
+ * [4.4, 4.6): no cgroup_get_from_path() either, nor a cgroup2 hierarchy
+ * outside development mode: rows keep the id, "[id:N]".
+ */
+static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
+{
+	return -EOPNOTSUPP;
+}
+#define MS_CGROUP_ID_PATH_DONE
 #else
 #ifdef CONFIG_CGROUPS
 #include <linux/cgroup.h>
@@ -301,7 +357,27 @@ static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 	return found;
 }
 #endif /* CONFIG_CGROUPS */
-#endif /* MS_HAVE_CGROUP_GET_FROM_ID */
+#endif /* MS_HAVE_CGROUP_GET_FROM_ID, !MS_HAVE_CGROUP_GET_FROM_PATH */
+
+/*
+ * A cgroup's path from its id, for a table row at read time: 0, -ENOENT
+ * for a removed cgroup, or another error when it cannot be named.
+ */
+#if defined(CONFIG_CGROUPS) && !defined(MS_CGROUP_ID_PATH_DONE)
+#include <linux/cgroup.h>
+
+static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
+{
+	struct cgroup *cgrp = ms_cgroup_get_from_id(id);
+	int ret;
+
+	if (IS_ERR_OR_NULL(cgrp))
+		return -ENOENT;
+	ret = cgroup_path(cgrp, buf, len);
+	cgroup_put(cgrp);
+	return ret < 0 ? ret : 0;
+}
+#endif /* CONFIG_CGROUPS && !MS_CGROUP_ID_PATH_DONE */
 
 /*
  * [4.18, 5.14): task_is_running() is missing (and ->__state was ->state).

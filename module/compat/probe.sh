@@ -16,6 +16,17 @@ has "arch/$arch/include/asm/ptrace.h" 'regs_get_kernel_argument' &&
 	echo -DMS_HAVE_REGS_GET_KERNEL_ARGUMENT
 # __poll_t and EPOLL* for poll handlers came in 4.16.
 has include/uapi/linux/types.h '__poll_t;' && echo -DMS_HAVE_POLL_T
+# handle_mm_fault() lost its mm argument in 4.6.
+has include/linux/mm.h 'int handle_mm_fault\(struct mm_struct \*mm' && echo -DMS_HAVE_HANDLE_MM_FAULT_MM
+# oom_kill_process() took the victim, points, totalpages and memcg as
+# arguments before 4.9 (declared in oom.h then).
+has include/linux/oom.h 'oom_kill_process\(struct oom_control \*oc, struct task_struct \*p' &&
+	echo -DMS_HAVE_OOM_KILL_PROCESS_P
+# MM_SHMEMPAGES came in 4.5.
+grep -qs MM_SHMEMPAGES "$src/include/linux/mm_types.h" "$src/include/linux/mm_types_task.h" &&
+	echo -DMS_HAVE_MM_SHMEMPAGES
+# in_compat_syscall() came in 4.6.
+has include/linux/compat.h 'in_compat_syscall' && echo -DMS_HAVE_IN_COMPAT_SYSCALL
 # vm_fault_t came in 4.17.
 has include/linux/mm_types.h 'typedef .*vm_fault_t;' && echo -DMS_HAVE_VM_FAULT_T
 # linux/overflow.h's array_size() and struct_size() came in 4.18.
@@ -43,6 +54,8 @@ has include/linux/kernfs.h 'struct kernfs_node[[:space:]]+__rcu[[:space:]]*\*__p
 	echo -DMS_HAVE_KERNFS_RCU_PARENT
 # cgroup_id() came in 5.5 (with 64-bit kernfs ids); before, cgroup_ino().
 has include/linux/cgroup.h 'u64 cgroup_id\((const )?struct cgroup \*' && echo -DMS_HAVE_CGROUP_ID
+# cgroup_get_from_path() came in 4.6.
+has include/linux/cgroup.h 'cgroup_get_from_path\(' && echo -DMS_HAVE_CGROUP_GET_FROM_PATH
 # A cgroup by its id (5.15; exported by 6.1): cgroup paths at read time.
 has include/linux/cgroup.h 'struct cgroup \*cgroup_get_from_id\(u64' &&
 	echo -DMS_HAVE_CGROUP_GET_FROM_ID
@@ -90,6 +103,15 @@ has include/trace/events/vmscan.h 'TRACE_EVENT\(mm_vmscan_write_folio' && echo -
 # Reclaim begin events lost may_writepage and classzone_idx in 5.2.
 grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vmscan.h" |
 	grep -q may_writepage && echo -DMS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE
+# The reclaim begin events gained classzone_idx in 4.8 (and lost it in 5.2).
+grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vmscan.h" |
+	grep -q classzone_idx && echo -DMS_HAVE_TP_RECLAIM_BEGIN_CLASSZONE
+# mm_vmscan_kswapd_wake gained zid in 4.8.
+grep -sA2 'TRACE_EVENT(mm_vmscan_kswapd_wake' "$ev/vmscan.h" |
+	grep -q 'int zid' && echo -DMS_HAVE_TP_KSWAPD_WAKE_ZID
+# mm_vmscan_writepage lost reclaim_flags in 4.8.
+grep -sA3 'TRACE_EVENT(mm_vmscan_writepage' "$ev/vmscan.h" |
+	grep -q reclaim_flags && echo -DMS_HAVE_TP_WRITEPAGE_FLAGS
 # shrink_slab_start traded pgs_scanned and lru_pgs for priority in 4.16.
 grep -sA3 'TRACE_EVENT(mm_shrink_slab_start' "$ev/vmscan.h" |
 	grep -q pgs_scanned && echo -DMS_HAVE_TP_SHRINK_SLAB_PGS_SCANNED

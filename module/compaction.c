@@ -72,10 +72,10 @@ static void ms_compaction_done(int status)
  * (compat/probe.sh); only the status is used either way.
  */
 #ifdef MS_HAVE_TP_COMPACTION_CC
-static void ms_compaction_begin(void *data, struct compact_control *cc,
+static void __maybe_unused ms_compaction_begin(void *data, struct compact_control *cc,
 				unsigned long zone_start, unsigned long zone_end, bool sync)
 #else
-static void ms_compaction_begin(void *data, unsigned long zone_start,
+static void __maybe_unused ms_compaction_begin(void *data, unsigned long zone_start,
 				unsigned long migrate_pfn, unsigned long free_pfn,
 				unsigned long zone_end, bool sync)
 #endif /* MS_HAVE_TP_COMPACTION_CC */
@@ -85,11 +85,11 @@ static void ms_compaction_begin(void *data, unsigned long zone_start,
 }
 
 #ifdef MS_HAVE_TP_COMPACTION_CC
-static void ms_compaction_end(void *data, struct compact_control *cc,
+static void __maybe_unused ms_compaction_end(void *data, struct compact_control *cc,
 			      unsigned long zone_start, unsigned long zone_end,
 			      bool sync, int status)
 #else
-static void ms_compaction_end(void *data, unsigned long zone_start,
+static void __maybe_unused ms_compaction_end(void *data, unsigned long zone_start,
 			      unsigned long migrate_pfn, unsigned long free_pfn,
 			      unsigned long zone_end, bool sync, int status)
 #endif /* MS_HAVE_TP_COMPACTION_CC */
@@ -101,10 +101,10 @@ static void ms_compaction_end(void *data, unsigned long zone_start,
 /* Prototypes checked against the kernel's header; see vmscan.c. */
 static void __maybe_unused ms_compaction_check_protos(void)
 {
-#ifdef CONFIG_COMPACTION
+#if defined(CONFIG_COMPACTION) && defined(MS_HAVE_TP_COMPACTION_BEGIN)
 	(void)sizeof(register_trace_mm_compaction_begin(ms_compaction_begin, NULL));
 	(void)sizeof(register_trace_mm_compaction_end(ms_compaction_end, NULL));
-#endif /* CONFIG_COMPACTION */
+#endif /* CONFIG_COMPACTION && MS_HAVE_TP_COMPACTION_BEGIN */
 }
 
 static const char *const ms_compaction_begin_targets[] = { "mm_compaction_begin", NULL };
@@ -129,6 +129,10 @@ int ms_compaction_init(void)
 	if (!IS_ENABLED(CONFIG_COMPACTION)) {
 		ms_compaction_begin_probe.unsupported = "config_compaction_disabled";
 		ms_compaction_end_probe.unsupported = "config_compaction_disabled";
+	} else if (!IS_ENABLED(MS_HAVE_TP_COMPACTION_BEGIN)) {
+		/* [3.10, 3.16): compaction had no begin and end events. */
+		ms_compaction_begin_probe.unsupported = "no_compaction_tracepoints";
+		ms_compaction_end_probe.unsupported = "no_compaction_tracepoints";
 	}
 	ms_probe_add(&ms_compaction_begin_probe, MS_P_compaction_begin);
 	ms_probe_add(&ms_compaction_end_probe, MS_P_compaction_end);

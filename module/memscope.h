@@ -329,10 +329,13 @@ static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
 	/*
 	 * A css_set is freed after an RCU grace period, and probe context runs
 	 * with preemption disabled, which every RCU flavour waits for (from
-	 * 4.20; RHEL 8's 4.18 has no preemptible RCU).  So no rcu_read_lock():
+	 * 4.20; RHEL 8's 4.18 has no preemptible RCU).  So no rcu_read_lock()
+	 * but where an older kernel has preemptible RCU (ms_probe_rcu_lock()):
 	 * the fault path pays for nothing it does not need.
 	 */
-	id = cgroup_id(rcu_dereference_raw(current->cgroups)->dfl_cgrp) ?: 1;
+	ms_probe_rcu_lock();
+	id = ms_task_dfl_cgroup_id(current) ?: 1;
+	ms_probe_rcu_unlock();
 	row = ms_table_hit(t, id);
 	if (likely(row))
 		return row;

@@ -83,6 +83,7 @@ static void ms_copy_comm(char *dst, const struct task_struct *tsk)
 }
 
 #ifdef CONFIG_MEMCG
+#ifdef MS_HAVE_CGROUP_KN
 #define MS_MEMCG_DEPTH 16
 
 /*
@@ -135,6 +136,23 @@ static void ms_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
 		buf[n] = '\0';
 }
 #else
+/*
+ * [3.10, 3.14): cgroupfs, before kernfs.  Its names are RCU-protected
+ * and cgroup_path() reads them under rcu_read_lock() without sleeping.
+ * struct mem_cgroup is private to mm/memcontrol.c there, and begins with
+ * its css; mem_cgroup_css() is not exported.
+ */
+static void ms_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
+{
+	const struct cgroup_subsys_state *css = (const struct cgroup_subsys_state *)memcg;
+
+	if (!memcg)
+		strscpy(buf, "global", len);
+	else if (cgroup_path(css->cgroup, buf, len) < 0)
+		strscpy(buf, "/...", len);
+}
+#endif /* MS_HAVE_CGROUP_KN */
+#else
 static void ms_memcg_path(void *memcg, char *buf, size_t len)
 {
 	strscpy(buf, "global", len);
@@ -169,15 +187,17 @@ static void ms_oom_sample_tasks(unsigned int *running, unsigned int *threads,
 static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
-	struct oom_control *oc = (struct oom_control *)ms_arg(regs, 0);
-	struct task_struct *victim = ms_oom_kill_victim(regs, oc);	/* referenced */
 	struct ms_oom_event *e = &ms_oom_pending.oom;
+	struct ms_oom_kill_args oc;
+	struct task_struct *victim;
 	unsigned int running, threads;
 	unsigned long flags;
 	pid_t last_pid;
 	int i;
 
 	ms_hit(MS_P_oom_kill);
+	ms_oom_kill_args(regs, &oc);
+	victim = oc.victim;
 	d->kills_before = ms_oom_kill_events();
 	ms_oom_sample_tasks(&running, &threads, &last_pid);
 
@@ -189,20 +209,20 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	ms_copy_comm(e->trigger_comm, current);
 	e->victim_pid = task_pid_nr(victim);
 	ms_copy_comm(e->victim_comm, victim);
-	e->pages = ms_oom_kill_totalpages(regs, oc);
+	e->pages = oc.totalpages;
 	/* Known only once mark_victim confirms, with the victim locked. */
 	e->anon_rss_kb = -1;
 	e->file_rss_kb = -1;
 	e->shmem_rss_kb = -1;
 	e->oom_score_adj = READ_ONCE(victim->signal->oom_score_adj);
-	e->order = oc->order;
-	e->gfp_mask = (__force unsigned int)oc->gfp_mask;
+	e->order = oc.order;
+	e->gfp_mask = (__force unsigned int)oc.gfp_mask;
 	for (i = 0; i < 3; i++)
 		e->avenrun[i] = READ_ONCE(avenrun[i]);
 	e->nr_running = running;
 	e->nr_threads = threads;
 	e->last_pid = last_pid;
-	ms_memcg_path(ms_oom_kill_memcg(regs, oc), e->memcg, sizeof(e->memcg));
+	ms_memcg_path(oc.memcg, e->memcg, sizeof(e->memcg));
 	ms_oom_victim_tgid = victim->tgid;
 	ms_oom_active = true;
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);

@@ -64,27 +64,6 @@ static bool ms_list_has(const char *list, const char *name, const char **value)
 	return false;
 }
 
-struct ms_tp_lookup {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void ms_tp_match(struct tracepoint *tp, void *priv)
-{
-	struct ms_tp_lookup *l = priv;
-
-	if (!l->tp && !strcmp(tp->name, l->name))
-		l->tp = tp;
-}
-
-static struct tracepoint *ms_tp_find(const char *name)
-{
-	struct ms_tp_lookup l = { .name = name };
-
-	for_each_kernel_tracepoint(ms_tp_match, &l);
-	return l.tp;
-}
-
 /* The override value is "symbol" up to the next comma; keep a copy. */
 static char ms_override_buf[MS_NR_PROBES][KSYM_NAME_LEN];
 
@@ -209,8 +188,7 @@ static int ms_attach(struct ms_probe *p)
 			err = ms_kretprobe_register(p, *t);
 			break;
 		case MS_TRACEPOINT:
-			p->tp = ms_tp_find(*t);
-			err = p->tp ? tracepoint_probe_register(p->tp, p->tp_func, p) : -ENOENT;
+			err = ms_tracepoint_register(&p->tp, *t, p->tp_func, p);
 			break;
 		}
 		if (!err) {
@@ -259,7 +237,7 @@ static void ms_detach(const char *name)
 			rps[nr++] = &p->rp;
 			break;
 		case MS_TRACEPOINT:
-			tracepoint_probe_unregister(p->tp, p->tp_func, p);
+			ms_tracepoint_unregister(p->tp, p->target, p->tp_func, p);
 			nt++;
 			break;
 		case MS_FPROBE:

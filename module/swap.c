@@ -262,12 +262,12 @@ static int ms_swapout_owner_pre(struct kprobe *kp, struct pt_regs *regs)
 	/*
 	 * A task_struct is freed after an RCU grace period, which kprobe
 	 * context (preemption off) holds off; mm->owner moves on before its
-	 * task goes.
+	 * task goes (ms_probe_rcu_lock(): before 4.20 with preemptible RCU).
 	 */
+	ms_probe_rcu_lock();
 	owner = ms_mm_owner(vma->vm_mm);
-	if (!owner)
-		return 0;
-	row = ms_table_get_tc(t, READ_ONCE(owner->tgid), owner->comm);
+	row = owner ? ms_table_get_tc(t, READ_ONCE(owner->tgid), owner->comm) : NULL;
+	ms_probe_rcu_unlock();
 	if (!row)
 		return 0;
 	key = READ_ONCE(row->key);

@@ -242,9 +242,18 @@ static void ms_shrink_slab_start(MS_SHRINK_SLAB_START_PROTO)
 	ms_pair_begin(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false);
 }
 
-static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
-			       int shrinker_retval, long unused_scan_cnt,
-			       long new_scan_cnt, long total_scan)
+/* Before 3.12 (RHEL 7) shrink_slab_end had no nid and no total_scan. */
+#ifdef MS_HAVE_TP_SHRINK_SLAB_END_NID
+#define MS_SHRINK_SLAB_END_PROTO \
+	void *data, struct shrinker *shr, int nid, int shrinker_retval, \
+	long unused_scan_cnt, long new_scan_cnt, long total_scan
+#else
+#define MS_SHRINK_SLAB_END_PROTO \
+	void *data, struct shrinker *shr, int shrinker_retval, \
+	long unused_scan_cnt, long new_scan_cnt
+#endif /* MS_HAVE_TP_SHRINK_SLAB_END_NID */
+
+static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 {
 	/* The sum of scan_objects() returns, SHRINK_STOP excluded. */
 	unsigned long freed = max(shrinker_retval, 0);
@@ -266,7 +275,7 @@ static void ms_shrink_slab_end(void *data, struct shrinker *shr, int nid,
 	 * superblock's dentries and inodes), as the book's exercise asks.
 	 * do_shrink_slab() holds the shrinker while we run.
 	 */
-	fn = (unsigned long)shr->scan_objects;
+	fn = (unsigned long)ms_shrinker_fn(shr);
 	row = fn ? ms_table_get(t, fn) : NULL;
 	if (!row)
 		return;

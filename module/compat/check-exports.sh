@@ -5,7 +5,8 @@
 # kernels oops on it), so an unexported one is a bug, found here rather
 # than at modpost or insmod.  A tree prepared with modules_prepare has no
 # Module.symvers, so the exports are then read from its sources (for an O=
-# tree, those its "source" link names).
+# tree, those its "source" link names; 3.10's paravirt.c has a space
+# before the parenthesis).
 # usage: check-exports.sh MODULE.KO KDIR; prints the missing ones, exit 1
 ko=$1 kdir=$2
 srcdir=$kdir
@@ -16,7 +17,7 @@ if [ -s "$kdir/Module.symvers" ]; then
 	awk '{ print $2 }' "$kdir/Module.symvers" >"$exports"
 else
 	grep -rhoE --include='*.[chS]' \
-		'EXPORT_(PER_CPU_)?SYMBOL(_GPL)?(_NS)?(_GPL)?\([A-Za-z0-9_]+' "$srcdir" |
+		'EXPORT_(PER_CPU_)?SYMBOL(_GPL)?(_NS)?(_GPL)?[[:space:]]*\([A-Za-z0-9_]+' "$srcdir" |
 		sed 's/.*(//' >"$exports"
 	# static_call.h: EXPORT_STATIC_CALL{,_GPL}(f) exports the trampoline
 	# __SCT__f and the key __SCK__f; the _TRAMP variants only __SCT__f

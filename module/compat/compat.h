@@ -22,9 +22,92 @@
 #include <linux/vmalloc.h>
 #include <asm/ptrace.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 4, 0)
-#error "memscope needs Linux 4.4 or later"
-#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(4, 4, 0) */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(3, 10, 0)
+#error "memscope needs Linux 3.10 or later"
+#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(3, 10, 0) */
+
+/*
+ * A tracepoint of the core kernel, found by name.  From 3.15 the struct
+ * tracepoint is looked up (for_each_kernel_tracepoint()) and registered;
+ * before (RHEL 7's 3.10) registration takes the name itself, and would
+ * wait for a module to bring a name it does not know: every event probed
+ * here is the core kernel's and declared by the header its handler was
+ * checked against, so it exists.
+ */
+#ifdef MS_HAVE_FOR_EACH_KERNEL_TRACEPOINT
+#include <linux/tracepoint.h>
+
+struct ms_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static inline void ms_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct ms_tp_lookup *l = priv;
+
+	if (!l->tp && !strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+static inline int ms_tracepoint_register(struct tracepoint **tp, const char *name,
+					 void *func, void *data)
+{
+	struct ms_tp_lookup l = { .name = name };
+
+	for_each_kernel_tracepoint(ms_tp_match, &l);
+	*tp = l.tp;
+	return l.tp ? tracepoint_probe_register(l.tp, func, data) : -ENOENT;
+}
+
+static inline void ms_tracepoint_unregister(struct tracepoint *tp, const char *name,
+					    void *func, void *data)
+{
+	tracepoint_probe_unregister(tp, func, data);
+}
+#else
+#include <linux/tracepoint.h>
+
+static inline int ms_tracepoint_register(struct tracepoint **tp, const char *name,
+					 void *func, void *data)
+{
+	*tp = NULL;
+	return tracepoint_probe_register(name, func, data);
+}
+
+static inline void ms_tracepoint_unregister(struct tracepoint *tp, const char *name,
+					    void *func, void *data)
+{
+	tracepoint_probe_unregister(name, func, data);
+}
+#endif /* MS_HAVE_FOR_EACH_KERNEL_TRACEPOINT */
+
+/*
+ * The function that names a shrinker's cache: scan_objects from 3.12;
+ * before (RHEL 7's 3.10 included), the single shrink callback.
+ */
+#ifdef MS_HAVE_SHRINKER_SCAN_OBJECTS
+#define ms_shrinker_fn(shr) ((shr)->scan_objects)
+#else
+#define ms_shrinker_fn(shr) ((shr)->shrink)
+#endif /* MS_HAVE_SHRINKER_SCAN_OBJECTS */
+
+/*
+ * The id of a task's cgroup in the default (v2) hierarchy, as cgroup_id()
+ * numbers it.  [3.10, 3.16): there is none (RHEL 7): 0.  Under RCU or
+ * ms_probe_rcu_lock().
+ */
+#ifdef MS_HAVE_CSS_SET_DFL_CGRP
+#define ms_task_dfl_cgroup_id(t) cgroup_id(rcu_dereference_raw((t)->cgroups)->dfl_cgrp)
+#else
+#define ms_task_dfl_cgroup_id(t) ((u64)0)
+#endif /* MS_HAVE_CSS_SET_DFL_CGRP */
+
+/* [3.10, 4.7): linux/hash.h's 32-bit multiplier. */
+#include <linux/hash.h>
+#ifndef GOLDEN_RATIO_32
+#define GOLDEN_RATIO_32 0x61C88647
+#endif
 
 /*
  * handle_mm_fault()'s arguments, for the kprobe on it: (mm, vma, address,
@@ -37,21 +120,6 @@
 #define MS_FAULT_ARG_VMA 0
 #endif /* MS_HAVE_HANDLE_MM_FAULT_MM */
 #define MS_FAULT_ARG_FLAGS (MS_FAULT_ARG_VMA + 2)
-
-/*
- * [4.4, 4.9): oom_kill_process(oc, p, points, totalpages, memcg, message);
- * from 4.9 (oc, message), with the victim, the total and the memcg in oc
- * (the memcg there from 4.6).  For the kprobe on it.
- */
-#ifdef MS_HAVE_OOM_KILL_PROCESS_P
-#define ms_oom_kill_victim(regs, oc) ((struct task_struct *)ms_arg(regs, 1))
-#define ms_oom_kill_totalpages(regs, oc) ms_arg(regs, 3)
-#define ms_oom_kill_memcg(regs, oc) ((struct mem_cgroup *)ms_arg(regs, 4))
-#else
-#define ms_oom_kill_victim(regs, oc) ((oc)->chosen)
-#define ms_oom_kill_totalpages(regs, oc) ((oc)->totalpages)
-#define ms_oom_kill_memcg(regs, oc) ((oc)->memcg)
-#endif /* MS_HAVE_OOM_KILL_PROCESS_P */
 
 /*
  * [4.4, 4.5): shmem pages counted as file pages (no MM_SHMEMPAGES): the
@@ -421,6 +489,22 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #endif /* MS_HAVE_FOLIO_TEST_SWAPCACHE */
 
 /*
+ * Probe handlers run with preemption off.  From 4.20 (one RCU) that is a
+ * read-side critical section for every call_rcu(); before, only for the
+ * sched flavour, and a kernel with preemptible RCU (PREEMPT, RT) frees
+ * css_sets and tasks after grace periods that do not wait for it: there,
+ * a real rcu_read_lock().  A distribution that backported the merge pays
+ * for a lock it does not need, never the other way round.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 20, 0) && defined(CONFIG_PREEMPT_RCU)
+#define ms_probe_rcu_lock() rcu_read_lock()
+#define ms_probe_rcu_unlock() rcu_read_unlock()
+#else
+#define ms_probe_rcu_lock() do { } while (0)
+#define ms_probe_rcu_unlock() do { } while (0)
+#endif /* < 4.20 && CONFIG_PREEMPT_RCU */
+
+/*
  * The task an mm is charged to, its owner (a thread group leader, until it
  * exits first), kept only with CONFIG_MEMCG.  RCU-protected: callers run
  * with preemption off.  NULL without it: swap.c then knows no owner.
@@ -430,5 +514,49 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #else
 #define ms_mm_owner(mm) ((struct task_struct *)NULL)
 #endif /* CONFIG_MEMCG */
+
+/*
+ * oom_kill_process()'s decision, for the kprobe on it:
+ * [3.10, 4.3)  (p, gfp_mask, order, points, totalpages, memcg, nodemask,
+ *              message), RHEL 7's 3.10 included;
+ * [4.3, 4.9)   (oc, p, points, totalpages, memcg, message), the request
+ *              (order, gfp_mask) in oc;
+ * [4.9, ...)   (oc, message), everything in oc.
+ * The header decides which (oom.h declares it until 4.9).
+ */
+#include <linux/oom.h>
+
+struct ms_oom_kill_args {
+	struct task_struct *victim;	/* referenced by the caller */
+	unsigned long totalpages;
+	struct mem_cgroup *memcg;	/* NULL: a global OOM */
+	int order;
+	gfp_t gfp_mask;
+};
+
+static inline void ms_oom_kill_args(struct pt_regs *regs, struct ms_oom_kill_args *a)
+{
+#ifdef MS_HAVE_OOM_CONTROL
+	struct oom_control *oc = (struct oom_control *)ms_arg(regs, 0);
+
+	a->order = oc->order;
+	a->gfp_mask = oc->gfp_mask;
+#ifdef MS_HAVE_OOM_KILL_PROCESS_P
+	a->victim = (struct task_struct *)ms_arg(regs, 1);
+	a->totalpages = ms_arg(regs, 3);
+	a->memcg = (struct mem_cgroup *)ms_arg(regs, 4);
+#else
+	a->victim = oc->chosen;
+	a->totalpages = oc->totalpages;
+	a->memcg = oc->memcg;
+#endif /* MS_HAVE_OOM_KILL_PROCESS_P */
+#else
+	a->victim = (struct task_struct *)ms_arg(regs, 0);
+	a->gfp_mask = (__force gfp_t)ms_arg(regs, 1);
+	a->order = (int)ms_arg(regs, 2);
+	a->totalpages = ms_arg(regs, 4);
+	a->memcg = (struct mem_cgroup *)ms_arg(regs, 5);
+#endif /* MS_HAVE_OOM_CONTROL */
+}
 
 #endif /* _MEMSCOPE_COMPAT_H */

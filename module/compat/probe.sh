@@ -16,8 +16,21 @@ has "arch/$arch/include/asm/ptrace.h" 'regs_get_kernel_argument' &&
 	echo -DMS_HAVE_REGS_GET_KERNEL_ARGUMENT
 # __poll_t and EPOLL* for poll handlers came in 4.16.
 has include/uapi/linux/types.h '__poll_t;' && echo -DMS_HAVE_POLL_T
+# Tracepoints are found with for_each_kernel_tracepoint() from 3.15;
+# before, registered by name.
+has include/linux/tracepoint.h 'for_each_kernel_tracepoint' && echo -DMS_HAVE_FOR_EACH_KERNEL_TRACEPOINT
+# Shrinkers split shrink into count_objects and scan_objects in 3.12.
+has include/linux/shrinker.h 'scan_objects' && echo -DMS_HAVE_SHRINKER_SCAN_OBJECTS
+# Cgroups live in kernfs from 3.14 (cgroup->kn).
+grep -qsE 'struct kernfs_node[[:space:]]+\*kn;' "$src/include/linux/cgroup-defs.h" "$src/include/linux/cgroup.h" &&
+	echo -DMS_HAVE_CGROUP_KN
+# The default (v2) hierarchy, and css_set's dfl_cgrp, came in 3.16.
+grep -qsE 'struct cgroup[[:space:]]+\*dfl_cgrp;' "$src/include/linux/cgroup-defs.h" "$src/include/linux/cgroup.h" &&
+	echo -DMS_HAVE_CSS_SET_DFL_CGRP
 # handle_mm_fault() lost its mm argument in 4.6.
 has include/linux/mm.h 'int handle_mm_fault\(struct mm_struct \*mm' && echo -DMS_HAVE_HANDLE_MM_FAULT_MM
+# struct oom_control came in 4.3.
+has include/linux/oom.h 'struct oom_control \{' && echo -DMS_HAVE_OOM_CONTROL
 # oom_kill_process() took the victim, points, totalpages and memcg as
 # arguments before 4.9 (declared in oom.h then).
 has include/linux/oom.h 'oom_kill_process\(struct oom_control \*oc, struct task_struct \*p' &&
@@ -118,6 +131,11 @@ grep -sA3 'TRACE_EVENT(mm_shrink_slab_start' "$ev/vmscan.h" |
 # mm_vmscan_wakeup_kswapd gained gfp_flags in 4.17.
 grep -sA2 'TRACE_EVENT(mm_vmscan_wakeup_kswapd' "$ev/vmscan.h" |
 	grep -q gfp_flags && echo -DMS_HAVE_TP_WAKEUP_KSWAPD_GFP
+# shrink_slab_end gained nid and total_scan in 3.12.
+grep -sA1 'TRACE_EVENT(mm_shrink_slab_end' "$ev/vmscan.h" |
+	grep -q 'int nid' && echo -DMS_HAVE_TP_SHRINK_SLAB_END_NID
+# Compaction's begin and end events came in 3.16.
+has include/trace/events/compaction.h 'TRACE_EVENT\(mm_compaction_begin' && echo -DMS_HAVE_TP_COMPACTION_BEGIN
 # Compaction begin/end take struct compact_control instead of the pfns
 # from 5.18/5.19.
 grep -sA2 'TRACE_EVENT(mm_compaction_begin' "$ev/compaction.h" |

@@ -191,11 +191,11 @@ loaded_and_attached "apt install" memscope
 [ -f /usr/share/bash-completion/completions/memscope ] || fail "no bash completion"
 
 # An unsupported kernel is refused with a reason, not a build error.
-step="dkms build for 3.10"
-dkms build -m memscope -v "$VER" -k 3.10.0-1160.el7.x86_64 > $LOG 2>&1
+step="dkms build for 2.6.32"
+dkms build -m memscope -v "$VER" -k 2.6.32-754.el6.x86_64 > $LOG 2>&1
 rc=$?
-expect_eq "dkms build for 3.10 exits" $rc 77
-grep -q BUILD_EXCLUSIVE $LOG || fail "no reason given for 3.10: $(cat $LOG)"
+expect_eq "dkms build for 2.6.32 exits" $rc 77
+grep -q BUILD_EXCLUSIVE $LOG || fail "no reason given for 2.6.32: $(cat $LOG)"
 # make dkms-install must not overwrite the package's source tree.
 step="make dkms-install over the package"
 make -s -C "$TOP" dkms-install > $LOG 2>&1 && fail "dkms-install ran over the package"

@@ -14,9 +14,14 @@
 #    between them looks like a sibling call, and f.cold, checked on its
 #    own, seems to jump out of a frame it never set up.  Excused when the
 #    jump's destination is in f or f.cold, or when the jump is in f.cold.
-#  - "f.cold() falls through to next function": the same objtool, checking
-#    f.cold as a function of its own, sees its end run into the function
-#    after it (RHEL 8.8 to 8.10).  Excused for f.cold only.
+#  - "f.cold() falls through to next function" and "f() falls through to
+#    next function f.cold()": the same objtool, checking f and f.cold as
+#    two functions, sees the end of one run into the other or into the
+#    function after it (RHEL 8.6 to 8.10).  Excused for f.cold, and for f
+#    when what follows is its own f.cold.
+#
+# RHEL 8.6 and later run objtool on .tmp_X.o, which Kbuild then renames
+# to X.o: the warnings name the first, the checks read the second.
 #  - "missing symbol for section S": GNU as from 2.36 (binutils d1bcae833b,
 #    "ELF: Don't generate unused section symbols") leaves out a section
 #    symbol that no relocation needs, and objtool's ORC generation before
@@ -82,6 +87,9 @@ cold=0 secsym=0 cast=0 bad=0
 grep -e 'warning:' -e 'error:' "$o/build.log" >"$o/.warnings"
 while IFS= read -r line; do
 	obj=${line%%: warning: objtool: *}
+	case $obj in
+	*/.tmp_*.o) [ -e "$obj" ] || obj=${obj%/.tmp_*}/${obj##*/.tmp_} ;;
+	esac
 	case $line in
 	*': warning: objtool: '*'()+0x'*': sibling call from callable instruction with modified stack frame')
 		w=${line#*: warning: objtool: }
@@ -92,8 +100,13 @@ while IFS= read -r line; do
 			cold=$((cold + 1))
 			continue
 		fi ;;
-	*': warning: objtool: '*'.cold() falls through to next function'*)
-		if [ -n "$old_cold" ]; then
+	*': warning: objtool: '*'.cold() falls through to next function'*|\
+	*': warning: objtool: '*'() falls through to next function '*'.cold()')
+		w=${line#*: warning: objtool: }
+		func=${w%%()*}
+		next=${w##* }
+		if [ -n "$old_cold" ] && { [ "$func" != "${func%.cold}" ] ||
+		   [ "$next" = "$func.cold()" ]; }; then
 			cold=$((cold + 1))
 			continue
 		fi ;;

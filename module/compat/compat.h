@@ -11,6 +11,16 @@
 #define _MEMSCOPE_COMPAT_H
 
 #include <linux/version.h>
+
+/*
+ * 4.4 and later, and RHEL 7's 3.10 (RHEL_MAJOR), which carries much that
+ * mainline 3.x lacks.  Checked first, before headers an older kernel
+ * would trip over.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 4, 0) && \
+	!(defined(RHEL_MAJOR) && LINUX_VERSION_CODE >= KERNEL_VERSION(3, 10, 0))
+#error "memscope needs Linux 4.4 or later, or RHEL 7's 3.10"
+#endif /* < 4.4 && !RHEL 7 */
 #include <linux/fs.h>
 #include <linux/proc_fs.h>
 #include <linux/uaccess.h>
@@ -21,10 +31,6 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <asm/ptrace.h>
-
-#if LINUX_VERSION_CODE < KERNEL_VERSION(3, 10, 0)
-#error "memscope needs Linux 3.10 or later"
-#endif /* LINUX_VERSION_CODE < KERNEL_VERSION(3, 10, 0) */
 
 /*
  * A tracepoint of the core kernel, found by name.  From 3.15 the struct

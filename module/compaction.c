@@ -68,31 +68,16 @@ static void ms_compaction_done(int status)
 }
 
 /*
- * The events took the pfns themselves until compact_control replaced them
- * (compat/probe.sh); only the status is used either way.
+ * The events' arguments changed in 5.18/5.19 (compat/tracepoints.h); only
+ * the status is used either way.
  */
-#ifdef MS_HAVE_TP_COMPACTION_CC
-static void __maybe_unused ms_compaction_begin(void *data, struct compact_control *cc,
-				unsigned long zone_start, unsigned long zone_end, bool sync)
-#else
-static void __maybe_unused ms_compaction_begin(void *data, unsigned long zone_start,
-				unsigned long migrate_pfn, unsigned long free_pfn,
-				unsigned long zone_end, bool sync)
-#endif /* MS_HAVE_TP_COMPACTION_CC */
+static void __maybe_unused ms_compaction_begin(MS_COMPACTION_BEGIN_PROTO)
 {
 	ms_hit(MS_P_compaction_begin);
 	ms_pair_begin(MS_PAIR_COMPACTION, ms_pair_now(), false);
 }
 
-#ifdef MS_HAVE_TP_COMPACTION_CC
-static void __maybe_unused ms_compaction_end(void *data, struct compact_control *cc,
-			      unsigned long zone_start, unsigned long zone_end,
-			      bool sync, int status)
-#else
-static void __maybe_unused ms_compaction_end(void *data, unsigned long zone_start,
-			      unsigned long migrate_pfn, unsigned long free_pfn,
-			      unsigned long zone_end, bool sync, int status)
-#endif /* MS_HAVE_TP_COMPACTION_CC */
+static void __maybe_unused ms_compaction_end(MS_COMPACTION_END_PROTO)
 {
 	ms_hit(MS_P_compaction_end);
 	ms_compaction_done(status);
@@ -101,10 +86,8 @@ static void __maybe_unused ms_compaction_end(void *data, unsigned long zone_star
 /* Prototypes checked against the kernel's header; see vmscan.c. */
 static void __maybe_unused ms_compaction_check_protos(void)
 {
-#if defined(CONFIG_COMPACTION) && defined(MS_HAVE_TP_COMPACTION_BEGIN)
-	(void)sizeof(register_trace_mm_compaction_begin(ms_compaction_begin, NULL));
-	(void)sizeof(register_trace_mm_compaction_end(ms_compaction_end, NULL));
-#endif /* CONFIG_COMPACTION && MS_HAVE_TP_COMPACTION_BEGIN */
+	(void)sizeof(ms_register_trace_compaction_begin(ms_compaction_begin, NULL));
+	(void)sizeof(ms_register_trace_compaction_end(ms_compaction_end, NULL));
 }
 
 static const char *const ms_compaction_begin_targets[] = { "mm_compaction_begin", NULL };

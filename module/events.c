@@ -185,36 +185,48 @@ void ms_seq_escape(struct seq_file *m, const char *s)
 #define MS_LOAD_INT(x) ((x) >> FSHIFT)
 #define MS_LOAD_FRAC(x) MS_LOAD_INT(((x) & (FIXED_1 - 1)) * 100)
 
+/*
+ * Written piece by piece, the names escaped straight into the line: a
+ * buffer per field would take about 1 KiB of stack, over the kernel's
+ * frame warning on Ubuntu's configuration.
+ */
 static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e)
 {
-	char tc[TASK_COMM_LEN * 4 + 1], vc[TASK_COMM_LEN * 4 + 1];
-	char memcg[sizeof(e->memcg) * 4 + 1], rss[96], gfp[256];
 	gfp_t gfp_mask = (__force gfp_t)e->gfp_mask;
 	unsigned long a[3];
+	size_t n;
 	int i;
 
-	ms_escape(tc, sizeof(tc), e->trigger_comm);
-	ms_escape(vc, sizeof(vc), e->victim_comm);
-	ms_escape(memcg, sizeof(memcg), e->memcg);
 	/* As /proc/loadavg rounds: add half of the last printed digit. */
 	for (i = 0; i < 3; i++)
 		a[i] = e->avenrun[i] + FIXED_1 / 200;
+	n = scnprintf(b, len, "time_ns=%llu trigger_pid=%d trigger_comm=",
+		      e->time_ns, e->trigger_pid);
+	n += ms_escape(b + n, len - n, e->trigger_comm);
+	n += scnprintf(b + n, len - n, " victim_pid=%d victim_comm=", e->victim_pid);
+	n += ms_escape(b + n, len - n, e->victim_comm);
+	n += scnprintf(b + n, len - n, " pages=%lu ", e->pages);
 	if (e->anon_rss_kb >= 0)
-		snprintf(rss, sizeof(rss), "anon_rss_kb=%ld file_rss_kb=%ld shmem_rss_kb=%ld",
-			 e->anon_rss_kb, e->file_rss_kb, e->shmem_rss_kb);
+		n += scnprintf(b + n, len - n, "anon_rss_kb=%ld file_rss_kb=%ld shmem_rss_kb=%ld",
+			       e->anon_rss_kb, e->file_rss_kb, e->shmem_rss_kb);
 	else
-		snprintf(rss, sizeof(rss), "anon_rss_kb=- file_rss_kb=- shmem_rss_kb=-");
-	/* The names the kernel's own OOM report prints, in its own words. */
-	snprintf(gfp, sizeof(gfp), "%pGg", &gfp_mask);
-	return snprintf(b, len,
-		"time_ns=%llu trigger_pid=%d trigger_comm=%s victim_pid=%d victim_comm=%s "
-		"pages=%lu %s oom_score_adj=%d memcg=%s order=%d gfp_mask=%#x "
-		"loadavg=%lu.%02lu,%lu.%02lu,%lu.%02lu,%u/%u,%d confirmed=%d gfp_flags=%s\n",
-		e->time_ns, e->trigger_pid, tc, e->victim_pid, vc, e->pages, rss,
-		e->oom_score_adj, memcg[0] ? memcg : "-", e->order, e->gfp_mask,
+		n += scnprintf(b + n, len - n, "anon_rss_kb=- file_rss_kb=- shmem_rss_kb=-");
+	n += scnprintf(b + n, len - n, " oom_score_adj=%d memcg=", e->oom_score_adj);
+	if (e->memcg[0])
+		n += ms_escape(b + n, len - n, e->memcg);
+	else
+		n += scnprintf(b + n, len - n, "-");
+	n += scnprintf(b + n, len - n,
+		" order=%d gfp_mask=%#x loadavg=%lu.%02lu,%lu.%02lu,%lu.%02lu,%u/%u,%d confirmed=%d gfp_flags=",
+		e->order, e->gfp_mask,
 		MS_LOAD_INT(a[0]), MS_LOAD_FRAC(a[0]), MS_LOAD_INT(a[1]),
 		MS_LOAD_FRAC(a[1]), MS_LOAD_INT(a[2]), MS_LOAD_FRAC(a[2]),
-		e->nr_running, e->nr_threads, e->last_pid, e->confirmed, gfp[0] ? gfp : "none");
+		e->nr_running, e->nr_threads, e->last_pid, e->confirmed);
+	/* The names the kernel's own OOM report prints, in its own words. */
+	i = scnprintf(b + n, len - n, "%pGg", &gfp_mask);
+	n += i ?: scnprintf(b + n, len - n, "none");
+	n += scnprintf(b + n, len - n, "\n");
+	return n;
 }
 
 static int ms_format_reclaim(char *b, size_t len, const struct ms_reclaim_event *e)

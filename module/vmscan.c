@@ -177,19 +177,6 @@ static void ms_reclaim_end(enum ms_pair kind, unsigned long nr_reclaimed)
 	ms_event_emit(&ev);
 }
 
-/*
- * Before 5.2 the reclaim begin events also carried may_writepage, and
- * from 4.8 classzone_idx (compat/probe.sh).
- */
-#if defined(MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE) && defined(MS_HAVE_TP_RECLAIM_BEGIN_CLASSZONE)
-#define MS_RECLAIM_BEGIN_PROTO \
-	void *data, int order, int may_writepage, gfp_t gfp_flags, int classzone_idx
-#elif defined(MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE)
-#define MS_RECLAIM_BEGIN_PROTO void *data, int order, int may_writepage, gfp_t gfp_flags
-#else
-#define MS_RECLAIM_BEGIN_PROTO void *data, int order, gfp_t gfp_flags
-#endif /* MS_HAVE_TP_RECLAIM_BEGIN_WRITEPAGE */
-
 static void ms_direct_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
 {
 	ms_hit(MS_P_direct_reclaim_begin);
@@ -219,39 +206,11 @@ static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
  * nested (reclaim runs with PF_MEMALLOC), but inside direct reclaim or
  * kswapd, hence pairs of their own.
  */
-/*
- * Before 4.16 shrink_slab_start carried the LRU scan (pgs_scanned,
- * lru_pgs) where it now carries the reclaim priority (compat/probe.sh).
- */
-#ifdef MS_HAVE_TP_SHRINK_SLAB_PGS_SCANNED
-#define MS_SHRINK_SLAB_START_PROTO \
-	void *data, struct shrinker *shr, struct shrink_control *sc, \
-	long nr_objects_to_shrink, unsigned long pgs_scanned, \
-	unsigned long lru_pgs, unsigned long cache_items, \
-	unsigned long long delta, unsigned long total_scan
-#else
-#define MS_SHRINK_SLAB_START_PROTO \
-	void *data, struct shrinker *shr, struct shrink_control *sc, \
-	long nr_objects_to_shrink, unsigned long cache_items, \
-	unsigned long long delta, unsigned long total_scan, int priority
-#endif /* MS_HAVE_TP_SHRINK_SLAB_PGS_SCANNED */
-
 static void ms_shrink_slab_start(MS_SHRINK_SLAB_START_PROTO)
 {
 	ms_hit(MS_P_shrink_slab_start);
 	ms_pair_begin(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false);
 }
-
-/* Before 3.12 (RHEL 7) shrink_slab_end had no nid and no total_scan. */
-#ifdef MS_HAVE_TP_SHRINK_SLAB_END_NID
-#define MS_SHRINK_SLAB_END_PROTO \
-	void *data, struct shrinker *shr, int nid, int shrinker_retval, \
-	long unused_scan_cnt, long new_scan_cnt, long total_scan
-#else
-#define MS_SHRINK_SLAB_END_PROTO \
-	void *data, struct shrinker *shr, int shrinker_retval, \
-	long unused_scan_cnt, long new_scan_cnt
-#endif /* MS_HAVE_TP_SHRINK_SLAB_END_NID */
 
 static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 {
@@ -292,16 +251,7 @@ static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 	ms_row_add(t, row, 2, freed);
 }
 
-/*
- * vmscan.bt's KSWAPD column: wake-up requests from allocators.  The event
- * gained gfp_flags in 4.17 (compat/probe.sh).
- */
-#ifdef MS_HAVE_TP_WAKEUP_KSWAPD_GFP
-#define MS_WAKEUP_KSWAPD_PROTO void *data, int nid, int zid, int order, gfp_t gfp_flags
-#else
-#define MS_WAKEUP_KSWAPD_PROTO void *data, int nid, int zid, int order
-#endif /* MS_HAVE_TP_WAKEUP_KSWAPD_GFP */
-
+/* vmscan.bt's KSWAPD column: wake-up requests from allocators. */
 static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
 {
 	ms_hit(MS_P_wakeup_kswapd);
@@ -313,12 +263,6 @@ static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
  * kswapd may balance several times (several wake events) before it finds
  * the node balanced and sleeps, so a repeated wake keeps the first start.
  */
-#ifdef MS_HAVE_TP_KSWAPD_WAKE_ZID
-#define MS_KSWAPD_WAKE_PROTO void *data, int nid, int zid, int order
-#else
-#define MS_KSWAPD_WAKE_PROTO void *data, int nid, int order	/* before 4.8 */
-#endif /* MS_HAVE_TP_KSWAPD_WAKE_ZID */
-
 static void ms_kswapd_wake(MS_KSWAPD_WAKE_PROTO)
 {
 	ms_hit(MS_P_kswapd_wake);
@@ -337,13 +281,7 @@ static void ms_kswapd_sleep(void *data, int nid)
 }
 
 /* Pages reclaim wrote out itself (pageout()), vmscan.bt's WRITEPAGE. */
-#if defined(MS_HAVE_TP_WRITE_FOLIO)
-static void ms_writepage(void *data, struct folio *folio)
-#elif defined(MS_HAVE_TP_WRITEPAGE_FLAGS)
-static void ms_writepage(void *data, struct page *page, int reclaim_flags)	/* before 4.8 */
-#else
-static void ms_writepage(void *data, struct page *page)
-#endif /* MS_HAVE_TP_WRITE_FOLIO, MS_HAVE_TP_WRITEPAGE_FLAGS */
+static void ms_writepage(MS_WRITEPAGE_PROTO)
 {
 	ms_hit(MS_P_writepage);
 	ms_stat_inc(MS_writepage);
@@ -367,11 +305,7 @@ static void __maybe_unused ms_vmscan_check_protos(void)
 	(void)sizeof(register_trace_mm_vmscan_wakeup_kswapd(ms_wakeup_kswapd, NULL));
 	(void)sizeof(register_trace_mm_vmscan_kswapd_wake(ms_kswapd_wake, NULL));
 	(void)sizeof(register_trace_mm_vmscan_kswapd_sleep(ms_kswapd_sleep, NULL));
-#ifdef MS_HAVE_TP_WRITE_FOLIO
-	(void)sizeof(register_trace_mm_vmscan_write_folio(ms_writepage, NULL));
-#else
-	(void)sizeof(register_trace_mm_vmscan_writepage(ms_writepage, NULL));
-#endif /* MS_HAVE_TP_WRITE_FOLIO */
+	(void)sizeof(ms_register_trace_writepage(ms_writepage, NULL));
 }
 
 #define MS_TP_TARGETS(tp) ((const char *const[]){ tp, NULL })
@@ -397,11 +331,7 @@ static struct ms_probe ms_vmscan_probes[] = {
 	 * Only the event whose prototype was checked above: the other name
 	 * is the same event on another kernel, with another argument type.
 	 */
-#ifdef MS_HAVE_TP_WRITE_FOLIO
-	MS_TP_PROBE(writepage, "mm_vmscan_write_folio", ms_writepage),
-#else
-	MS_TP_PROBE(writepage, "mm_vmscan_writepage", ms_writepage),
-#endif /* MS_HAVE_TP_WRITE_FOLIO */
+	MS_TP_PROBE(writepage, MS_TP_WRITEPAGE, ms_writepage),
 };
 
 int ms_vmscan_init(void)

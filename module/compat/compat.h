@@ -565,4 +565,6 @@ static inline void ms_oom_kill_args(struct pt_regs *regs, struct ms_oom_kill_arg
 #endif /* MS_HAVE_OOM_CONTROL */
 }
 
+#include "tracepoints.h"
+
 #endif /* _MEMSCOPE_COMPAT_H */

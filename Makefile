@@ -22,7 +22,7 @@ else
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MODDIR := $(TOP)
 endif
-MODULE_SOURCES := Kbuild VERSION $(shell find module -name '*.[ch]' -o -name '*.sh' | sort)
+MODULE_SOURCES := Kbuild VERSION $(shell find module -name '*.[ch]' -o -name '*.sh' -o -name '*.mk' | sort)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -52,7 +52,7 @@ test-modules:
 	@test -n "$(KVER)" || { echo "Error: give KVER=<release>" >&2; exit 1; }
 	@test -d "$(KDIR)" || { echo "Error: no kernel build tree at '$(KDIR)'; install linux-headers-$(KVER) or set KDIR" >&2; exit 1; }
 	@mkdir -p $(MODDIR)/kmod
-	@cp tests/kmod/Kbuild tests/kmod/*.c $(MODDIR)/kmod/
+	@cp tests/kmod/Kbuild tests/kmod/*.c module/compat/quirks.mk $(MODDIR)/kmod/
 	$(MAKE) -C $(KDIR) M=$(MODDIR)/kmod W=$(W) modules
 	objcopy --strip-unneeded -N __this_module -N __start_alloc_tags -N __stop_alloc_tags \
 		$(MODDIR)/kmod/msshrink.ko

@@ -28,14 +28,6 @@
 #    upstream e81e07244325 ("objtool: Support Clang non-section symbols in
 #    ORC generation") needs one.  Excused when S has no section symbol.
 #
-# And one that a newer gcc finds in an old tree's own headers:
-#
-#  - "SRCTREE/include/...: warning: cast between incompatible function
-#    types [-Wcast-function-type]": gcc 8's -Wextra warning, in RHEL 7's
-#    timer.h (its backported timer_setup() casts the callback to the old
-#    type), once for every file that includes it.  Excused when the
-#    warning's place is a header of the tree, not a memscope file.
-#
 # See README, "Toolchain warnings".
 # usage: toolchain-warnings.sh BUILDDIR KDIR.  Prints one summary line and
 # exits 0 when every warning in BUILDDIR/build.log is one of these;
@@ -80,10 +72,7 @@ jump_stays_in() {
 		END { exit !ok }' "$o/.syms"
 }
 
-srctree=$kdir
-[ -L "$kdir/source" ] && srctree=$(readlink -f "$kdir/source")
-
-cold=0 secsym=0 cast=0 bad=0
+cold=0 secsym=0 bad=0
 grep -e 'warning:' -e 'error:' "$o/build.log" >"$o/.warnings"
 while IFS= read -r line; do
 	obj=${line%%: warning: objtool: *}
@@ -110,9 +99,6 @@ while IFS= read -r line; do
 			cold=$((cold + 1))
 			continue
 		fi ;;
-	"$srctree/include/"*': warning: cast between incompatible function types '*'[-Wcast-function-type]')
-		cast=$((cast + 1))
-		continue ;;
 	*': warning: objtool: missing symbol for section '*)
 		sec=${line##* }
 		if [ -n "$old_secsym" ] &&
@@ -129,5 +115,4 @@ rm -f "$o/.syms" "$o/.warnings"
 s=
 [ $cold = 0 ] || s="$cold objtool vs gcc>=9 .cold"
 [ $secsym = 0 ] || s="${s:+$s, }$secsym objtool vs as>=2.36 section symbols"
-[ $cast = 0 ] || s="${s:+$s, }$cast gcc>=8 -Wcast-function-type in the tree's headers"
 echo "$s"

@@ -12,6 +12,7 @@
  * later reads get EIO.
  */
 #include <linux/debugfs.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -62,6 +63,8 @@ static int ms_show(struct seq_file *m, void *unused)
 			   ms_leak_sample_rate());
 		seq_printf(m, "ustack_depth %u\n", ms_ustack_depth);
 		seq_printf(m, "swap_residency_size %u\n", ms_swres_size());
+		/* A kretprobe instance's own size, a term of memory_bytes. */
+		seq_printf(m, "kretprobe_instance_bytes %zu\n", sizeof(struct kretprobe_instance));
 		return 0;
 	case MS_F_PROBES:
 		ms_probes_show(m);

@@ -616,6 +616,13 @@ static unsigned long ms_frames_site(const unsigned long *frames, enum ms_leak_ki
 
 	for (i = 0; i < MS_LEAK_FRAMES && frames[i]; i++) {
 		sprint_symbol_no_offset(name, frames[i]);
+		/*
+		 * The handler's own frame: save_stack_trace() of older
+		 * kernels (4.9 and 4.14 here) records the return into its
+		 * caller, which the skip of one does not cover.
+		 */
+		if (strstr(name, "[" KBUILD_MODNAME "]"))
+			continue;
 		if (kind == MS_LEAK_PERCPU) {
 			if (!ms_name_in(name, ms_percpu_allocator, ARRAY_SIZE(ms_percpu_allocator)))
 				return frames[i];

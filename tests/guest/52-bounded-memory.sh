@@ -30,7 +30,7 @@ MANY=/tmp/bounded-files
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
-expr=$(echo "$formula" | sed -E ':a; s/([0-9A-Z]) ([A-Z])/\1*\2/; ta; s/([0-9A-Z]) max/\1*max/g')
+expr=$(echo "$formula" | sed -E ':a; s/([0-9A-Z]) ([A-Z])/\1*\2/; ta; s/([0-9A-Z)]) max/\1*max/g')
 PCPU=$(printf '%d' "0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')") ||
 	fail "no .data..percpu section in $KO"
 CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
@@ -39,7 +39,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" \
+	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v K="$K" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -73,6 +73,7 @@ for tr in "1024 256 32768 32 16384" "16 16 4096 1 1024" "3000 1000 5000 127 3000
 	set -- $tr
 	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4" swap_residency_size="$5"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
+	K=$(sed -n 's/^kretprobe_instance_bytes //p' $D/version)
 	L=$(pow2 "$3") UD=$4 SW=$(pow2 "$5")
 	expect_eq "version: swap_residency_size" "$(sed -n 's/^swap_residency_size //p' $D/version)" "$SW"
 	expect_eq "version: ustack_depth" "$(sed -n 's/^ustack_depth //p' $D/version)" "$UD"

@@ -413,7 +413,7 @@ int ms_ring_show(struct seq_file *m, enum ms_event_type type)
 	bool live;
 	char *line;
 
-	line = kmalloc(MS_LINE_MAX, GFP_KERNEL);
+	line = ms_self_alloc(kmalloc(MS_LINE_MAX, GFP_KERNEL));
 	if (!line)
 		return -ENOMEM;
 	raw_spin_lock_irqsave(&r->lock, flags);
@@ -464,7 +464,7 @@ struct ms_reader {
 
 static int ms_events_open(struct inode *inode, struct file *file)
 {
-	struct ms_reader *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	struct ms_reader *rd = ms_self_alloc(kzalloc(sizeof(*rd), GFP_KERNEL));
 	unsigned long flags;
 
 	if (!rd)

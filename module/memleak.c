@@ -125,9 +125,54 @@ static __always_inline unsigned int ms_leak_seg(unsigned long ptr, unsigned int 
 	return h & (MS_LEAK_SEGS - 1);
 }
 
+/*
+ * memscope's own buffers, allocated when a file is opened and held until
+ * it is closed, are not the system's leaks: the tasks allocating them are
+ * named here for the time of the allocation (ms_self_begin()), and their
+ * allocations are neither counted nor kept.  Their frees then count as
+ * unknown frees.  Before 5.x vmalloc() takes its pages one by one through
+ * the page allocator's event, so a table's snapshot was its own leak.
+ */
+#define MS_SELF_SLOTS 8
+
+static struct task_struct *ms_self_tasks[MS_SELF_SLOTS];
+static atomic_t ms_self_active = ATOMIC_INIT(0);
+
+int ms_self_begin(void)
+{
+	int i;
+
+	atomic_inc(&ms_self_active);
+	for (i = 0; i < MS_SELF_SLOTS; i++)
+		if (!cmpxchg(&ms_self_tasks[i], NULL, current))
+			return i;
+	return -1;	/* all taken: this one is seen, as any allocation */
+}
+
+void ms_self_end(int slot)
+{
+	if (slot >= 0)
+		WRITE_ONCE(ms_self_tasks[slot], NULL);
+	atomic_dec(&ms_self_active);
+}
+
+static __always_inline bool ms_leak_self(void)
+{
+	int i;
+
+	if (likely(!atomic_read(&ms_self_active)))
+		return false;
+	for (i = 0; i < MS_SELF_SLOTS; i++)
+		if (READ_ONCE(ms_self_tasks[i]) == current)
+			return true;
+	return false;
+}
+
 /* Page and percpu handlers: decide before taking a stack they may not keep. */
 static __always_inline bool ms_leak_sampled_out(unsigned long ptr)
 {
+	if (ms_leak_self())
+		return true;
 	if (!ms_leak_skip(hash_64(ptr, 32)))
 		return false;
 	ms_stat_inc(MS_memleak_allocs);
@@ -142,7 +187,7 @@ static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 	unsigned long flags;
 	bool skip;
 
-	if (ZERO_OR_NULL_PTR((void *)ptr))
+	if (ZERO_OR_NULL_PTR((void *)ptr) || ms_leak_self())
 		return;
 	ms_stat_inc(MS_memleak_allocs);
 	s = ms_leak_seg(ptr, &slot, &skip);
@@ -643,7 +688,7 @@ static struct ms_leak_snap *ms_leak_snapshot(void)
 	struct ms_leak_snap *snap;
 	unsigned long flags;
 
-	snap = kvmalloc(struct_size(snap, s, total), GFP_KERNEL);
+	snap = ms_self_alloc(kvmalloc(struct_size(snap, s, total), GFP_KERNEL));
 	if (!snap)
 		return NULL;
 	for (s = 0; s < MS_LEAK_SEGS; s++) {

@@ -503,6 +503,15 @@ int ms_memleak_init(void);
 void ms_memleak_exit(void);
 void ms_leak_clear(void);
 size_t ms_leak_bytes(void);
+int ms_self_begin(void);
+void ms_self_end(int slot);
+/* An allocation of memscope's own that memleak must not see (memleak.c). */
+#define ms_self_alloc(expr) ({				\
+	int __ms_slot = ms_self_begin();		\
+	typeof(expr) __ms_p = (expr);			\
+	ms_self_end(__ms_slot);				\
+	__ms_p;						\
+})
 unsigned int ms_leak_size(void);
 unsigned int ms_leak_sample_rate(void);
 int ms_leak_open(struct file *file);

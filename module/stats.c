@@ -180,7 +180,7 @@ void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw)
 	u64 count = 0, max = 0;
 	int i, first = -1, last = -1;
 
-	cur = kmalloc(sizeof(*cur), GFP_KERNEL);
+	cur = ms_self_alloc(kmalloc(sizeof(*cur), GFP_KERNEL));
 	if (!cur) {
 		seq_puts(m, "# error: out of memory\n");
 		return;

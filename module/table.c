@@ -483,13 +483,13 @@ static noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
 	unsigned int i, n = 0, c;
 	int cpu;
 
-	it = kvmalloc(struct_size(it, snap, t->size), GFP_KERNEL);
+	it = ms_self_alloc(kvmalloc(struct_size(it, snap, t->size), GFP_KERNEL));
 	if (!it)
 		return NULL;
 	it->t = t;
 	it->frames = NULL;
 	if (t->frames) {
-		it->frames = kvmalloc(ms_table_frames_bytes(t), GFP_KERNEL);
+		it->frames = ms_self_alloc(kvmalloc(ms_table_frames_bytes(t), GFP_KERNEL));
 		if (!it->frames) {
 			kvfree(it);
 			return NULL;

@@ -48,7 +48,9 @@ awk -v p="$pidn" -v n="$got" '$1 == p && $2 == "touch_threads" && $3 == n { f = 
 	END { exit !f }' /tmp/t16.cli || fail "memscope faults -p $pidn lacks its $got faults"
 
 # --- per cgroup, against memory.stat
-grep -qw memory /sys/fs/cgroup/cgroup.controllers || fail "no memory controller on cgroup2"
+# Everything above holds on a kernel without cgroup2's memory controller
+# (4.4 has cgroup2 only in development mode); this part needs it.
+grep -qsw memory /sys/fs/cgroup/cgroup.controllers || lacks "the cgroup2 memory controller"
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 mkdir $CG || fail "mkdir $CG"
 r0=$(ms_stat faults_retry)

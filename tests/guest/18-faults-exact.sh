@@ -47,7 +47,15 @@ for hook in $hooks; do
 	case $hook in fprobe) h=fprobe_handler ;; *) h=kprobe_ftrace_handler ;; esac
 	line=$(grep '^handle_mm_fault ' "$T"/enabled_functions)
 	diag "enabled_functions: $line"
-	expect_eq "ftrace's handler on handle_mm_fault" "$(echo "$line" | grep -o "$h" | head -n 1)" $h
+	got=$(echo "$line" | grep -o "$h" | head -n 1)
+	# 4.4 shows kprobes' ftrace ops, which save regs (R) and modify the ip
+	# (I), behind the recursion-guard wrapper, not by its handler's name.
+	if [ -z "$got" ] && [ "$hook" = kretprobe ] &&
+	   echo "$line" | grep -q '^handle_mm_fault ([0-9]*) R I.*ftrace_ops_recurs_func'; then
+		diag "kprobes' ftrace ops (R I) behind ftrace_ops_recurs_func"
+		got=$h
+	fi
+	expect_eq "ftrace's handler on handle_mm_fault" "$got" $h
 	snap /tmp/s0
 	# shellcheck disable=SC2034 # i only counts the rounds
 	for i in 1 2 3; do

@@ -8,15 +8,10 @@
  * /proc/sys/vm/compact_memory.  The run may sleep and migrate, so begins
  * are kept per task in vmscan.c's pairs.
  */
-/* Before compaction.h: 4.4 declares functions of struct node there. */
-#include <linux/node.h>
-#include <linux/compaction.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 
-/* mm/internal.h's; the trace header only passes pointers to it around. */
-struct compact_control;
-#include <trace/events/compaction.h>
+#include "compat/compaction.h"
 
 #include "memscope.h"
 
@@ -25,12 +20,11 @@ struct compact_control;
  * tracepoints print (trace/events/mmflags.h, included by the header
  * above).  A status it does not name is printed as a number.
  */
-#ifdef COMPACTION_STATUS
 #undef EM
 #undef EMe
 #define EM(a, b)	[a] = b,
 #define EMe(a, b)	[a] = b
-static const char *const ms_compaction_status[] = { COMPACTION_STATUS };
+static const char *const ms_compaction_status[] = { MS_COMPACTION_STATUS };
 #undef EM
 #undef EMe
 
@@ -40,12 +34,6 @@ const char *ms_compaction_status_name(int status)
 		return NULL;
 	return ms_compaction_status[status];
 }
-#else
-const char *ms_compaction_status_name(int status)
-{
-	return NULL;
-}
-#endif /* COMPACTION_STATUS */
 
 static void ms_compaction_done(int status)
 {

@@ -192,7 +192,6 @@ static int ms_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-#ifdef MS_HAVE_FPROBE
 /* fprobe runs its handlers with preemption disabled, as kretprobes do. */
 static int ms_fault_fentry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
 			   struct pt_regs *regs, void *data)
@@ -206,7 +205,6 @@ static void ms_fault_fexit(struct fprobe *fp, unsigned long ip, unsigned long re
 {
 	ms_fault_exit(data, regs);
 }
-#endif /* MS_HAVE_FPROBE */
 
 static int fault_maxactive;
 module_param(fault_maxactive, int, 0400);
@@ -224,10 +222,8 @@ static struct ms_probe ms_fault_probe = {
 	.kind = MS_KRETPROBE,
 	.entry_handler = ms_fault_entry,
 	.ret_handler = ms_fault_return,
-#ifdef MS_HAVE_FPROBE
 	.fentry = ms_fault_fentry,
 	.fexit = ms_fault_fexit,
-#endif
 	.data_size = sizeof(struct ms_fault_data),
 };
 
@@ -251,15 +247,12 @@ int ms_faults_init(void)
 		       fault_hook);
 		return -EINVAL;
 	}
-#ifdef MS_HAVE_FPROBE
-	if (!fault_hook || !strcmp(fault_hook, "fprobe"))
+	if (MS_HAVE_FPROBE_HOOK && (!fault_hook || !strcmp(fault_hook, "fprobe"))) {
 		ms_fault_probe.kind = MS_FPROBE;
-#else
-	if (fault_hook && !strcmp(fault_hook, "fprobe")) {
+	} else if (fault_hook && !strcmp(fault_hook, "fprobe")) {
 		pr_err("memscope: fault_hook=fprobe: this build has no fprobe (it needs a 6.5 to 6.13 kernel with CONFIG_FPROBE); load without fault_hook to use a kretprobe\n");
 		return -EINVAL;
 	}
-#endif
 	ms_probe_add(&ms_fault_probe, MS_P_faults);
 	return 0;
 }

@@ -31,10 +31,8 @@ static struct ms_probe ms_hugetlb_probe = {
 	.targets = ms_hugetlb_targets,
 	.kind = MS_KPROBE,
 	.pre_handler = ms_hugetlb_pre,
-#ifndef CONFIG_HUGETLB_PAGE
-	/* hugetlb_fault() is a stub that is never called. */
-	.unsupported = "config_hugetlb_page_disabled",
-#endif
+	/* Without hugetlb pages hugetlb_fault() is a stub that is never called. */
+	.unsupported = IS_ENABLED(CONFIG_HUGETLB_PAGE) ? NULL : "config_hugetlb_page_disabled",
 };
 
 int ms_hugetlb_init(void)

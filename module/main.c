@@ -44,23 +44,18 @@ size_t ms_footprint(void)
 	 * The loader reserves the whole .data..percpu section per CPU,
 	 * alignment padding included, not just the sum of the variables.
 	 */
-#ifdef CONFIG_SMP
-	bytes += num_possible_cpus() * (size_t)THIS_MODULE->percpu_size;
-#else
-	bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS +
-		 sizeof(struct ms_probe_cpu);
-#endif
+	if (IS_ENABLED(CONFIG_SMP))
+		bytes += num_possible_cpus() * ms_module_percpu_size(THIS_MODULE);
+	else
+		bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS +
+			 sizeof(struct ms_probe_cpu);
 	for (i = 0; i < MS_NR_PROBES; i++) {
 		struct ms_probe *p = ms_probes[i];
 
 		if (p && p->kind == MS_KRETPROBE)
 			bytes += p->maxactive * (sizeof(struct kretprobe_instance) + p->data_size);
-#ifdef MS_HAVE_FPROBE
-		/* fprobe.c's fprobe_rethook_node: a rethook_node and two ips. */
 		if (p && p->kind == MS_FPROBE)
-			bytes += p->maxactive * (sizeof(struct rethook_node) +
-						 2 * sizeof(unsigned long) + p->data_size);
-#endif
+			bytes += p->maxactive * (MS_FPROBE_NODE_BYTES + p->data_size);
 	}
 	return bytes;
 }

@@ -42,14 +42,10 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
-#include <trace/events/kmem.h>
-#ifdef MS_HAVE_TP_PERCPU
-#include <trace/events/percpu.h>
-#endif
 
 #include "memscope.h"
+#include "compat/kmem.h"
 
 #define MS_LEAK_SEGS	256
 #define MS_LEAK_PROBES	16
@@ -284,7 +280,7 @@ void ms_leak_clear(void)
 }
 
 /*
- * The tracepoints' prototypes, by kernel (compat/probe.sh, NOTES.md):
+ * The tracepoints' prototypes, by kernel (compat/kmem.h, NOTES.md):
  * before 6.1 kmalloc and kmem_cache_alloc share one class, with _node
  * twins, and 5.19/6.0 added the cache to it; 6.1 merged the twins, and
  * kmem_cache_alloc passes the cache instead of sizes.  The size is what
@@ -292,52 +288,29 @@ void ms_leak_clear(void)
  * and a cache's object size (bytes_req before 6.1, kmem_cache_size() from
  * 6.1), the same on every kernel and with any slab debugging.
  */
-#ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
-static void ms_kmalloc(void *data, unsigned long call_site, const void *ptr,
-		       size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node)
+static void ms_kmalloc(MS_KMALLOC_PROTO)
 {
 	ms_hit(MS_P_kmalloc);
 	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
-static void ms_kmem_cache_alloc(void *data, unsigned long call_site, const void *ptr,
-				struct kmem_cache *s, gfp_t gfp_flags, int node)
-{
-	ms_hit(MS_P_kmem_cache_alloc);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, s ? kmem_cache_size(s) : 0, MS_LEAK_SLAB);
-}
-#else
-#ifdef MS_HAVE_TP_KMEM_ALLOC_CLASS_S
-#define MS_KMEM_ALLOC_ARGS unsigned long call_site, const void *ptr, \
-	struct kmem_cache *s, size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
-#else
-#define MS_KMEM_ALLOC_ARGS unsigned long call_site, const void *ptr, \
-	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
-#endif /* MS_HAVE_TP_KMEM_ALLOC_CLASS_S */
-static void ms_kmalloc(void *data, MS_KMEM_ALLOC_ARGS)
-{
-	ms_hit(MS_P_kmalloc);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
-}
-
-static void ms_kmalloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
+static void ms_kmalloc_node(MS_KMALLOC_NODE_PROTO)
 {
 	ms_hit(MS_P_kmalloc_node);
 	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
-static void ms_kmem_cache_alloc(void *data, MS_KMEM_ALLOC_ARGS)
+static void ms_kmem_cache_alloc(MS_KMEM_CACHE_ALLOC_PROTO)
 {
 	ms_hit(MS_P_kmem_cache_alloc);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, MS_KMEM_CACHE_ALLOC_BYTES, MS_LEAK_SLAB);
 }
 
-static void ms_kmem_cache_alloc_node(void *data, MS_KMEM_ALLOC_ARGS, int node)
+static void ms_kmem_cache_alloc_node(MS_KMEM_CACHE_ALLOC_NODE_PROTO)
 {
 	ms_hit(MS_P_kmem_cache_alloc_node);
-	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
+	ms_leak_add((unsigned long)ptr, &call_site, 1, MS_KMEM_CACHE_ALLOC_BYTES, MS_LEAK_SLAB);
 }
-#endif /* MS_HAVE_TP_KMEM_CACHE_ALLOC_S */
 
 static void ms_kfree(void *data, unsigned long call_site, const void *ptr)
 {
@@ -345,34 +318,10 @@ static void ms_kfree(void *data, unsigned long call_site, const void *ptr)
 	ms_leak_del((unsigned long)ptr);
 }
 
-#if defined(MS_HAVE_TP_KMEM_CACHE_FREE_S)
-static void ms_kmem_cache_free(void *data, unsigned long call_site, const void *ptr,
-			       const struct kmem_cache *s)
-#elif defined(MS_HAVE_TP_KMEM_CACHE_FREE_NAME)
-static void ms_kmem_cache_free(void *data, unsigned long call_site, const void *ptr,
-			       const char *name)
-#else
-static void ms_kmem_cache_free(void *data, unsigned long call_site, const void *ptr)
-#endif
+static void ms_kmem_cache_free(MS_KMEM_CACHE_FREE_PROTO)
 {
 	ms_hit(MS_P_kmem_cache_free);
 	ms_leak_del((unsigned long)ptr);
-}
-
-/* stack_trace_save() from 5.2; save_stack_trace() before (RHEL 8's 4.18). */
-static __always_inline unsigned int ms_stack_save(unsigned long *store, unsigned int size,
-						  unsigned int skip)
-{
-#ifdef MS_HAVE_STACK_TRACE_SAVE
-	return stack_trace_save(store, size, skip);
-#else
-	struct stack_trace t = { .max_entries = size, .entries = store, .skip = skip };
-
-	save_stack_trace(&t);
-	if (t.nr_entries && store[t.nr_entries - 1] == ULONG_MAX)
-		t.nr_entries--;
-	return t.nr_entries;
-#endif
 }
 
 /*
@@ -407,18 +356,7 @@ static void ms_page_free(void *data, struct page *page, unsigned int order)
  * equals no slab object or struct page.  The bytes are what the caller
  * asked for on every possible CPU, as 6.0's bytes_alloc counts them.
  */
-#if !defined(MS_HAVE_TP_PERCPU)
-#define ms_percpu_alloc NULL
-#define ms_percpu_free NULL
-#else
-#ifdef MS_HAVE_TP_PERCPU_CALL_SITE
-static void ms_percpu_alloc(void *data, unsigned long call_site, bool reserved,
-			    bool is_atomic, size_t size, size_t align, void *base_addr,
-			    int off, void __percpu *ptr, size_t bytes_alloc, gfp_t gfp_flags)
-#else
-static void ms_percpu_alloc(void *data, bool reserved, bool is_atomic, size_t size,
-			    size_t align, void *base_addr, int off, void __percpu *ptr)
-#endif
+static void ms_percpu_alloc(MS_PERCPU_ALLOC_PROTO)
 {
 	unsigned long frames[MS_LEAK_FRAMES];
 	unsigned int n;
@@ -431,30 +369,25 @@ static void ms_percpu_alloc(void *data, bool reserved, bool is_atomic, size_t si
 		    MS_LEAK_PERCPU);
 }
 
-static void ms_percpu_free(void *data, void *base_addr, int off, void __percpu *ptr)
+static void ms_percpu_free(MS_PERCPU_FREE_PROTO)
 {
 	ms_hit(MS_P_percpu_free);
 	ms_leak_del((__force unsigned long)ptr);
 }
-#endif /* MS_HAVE_TP_PERCPU */
 
 /* Prototypes checked against the kernel's header; see vmscan.c. */
 static void __maybe_unused ms_memleak_check_protos(void)
 {
-	(void)sizeof(register_trace_mm_page_alloc(ms_page_alloc, NULL));
-	(void)sizeof(register_trace_mm_page_free(ms_page_free, NULL));
-#ifdef MS_HAVE_TP_PERCPU
-	(void)sizeof(register_trace_percpu_alloc_percpu(ms_percpu_alloc, NULL));
-	(void)sizeof(register_trace_percpu_free_percpu(ms_percpu_free, NULL));
-#endif
-	(void)sizeof(register_trace_kmalloc(ms_kmalloc, NULL));
-	(void)sizeof(register_trace_kmem_cache_alloc(ms_kmem_cache_alloc, NULL));
-#ifndef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
-	(void)sizeof(register_trace_kmalloc_node(ms_kmalloc_node, NULL));
-	(void)sizeof(register_trace_kmem_cache_alloc_node(ms_kmem_cache_alloc_node, NULL));
-#endif
-	(void)sizeof(register_trace_kfree(ms_kfree, NULL));
-	(void)sizeof(register_trace_kmem_cache_free(ms_kmem_cache_free, NULL));
+	MS_TP_CHECK(mm_page_alloc, ms_page_alloc);
+	MS_TP_CHECK(mm_page_free, ms_page_free);
+	MS_TP_CHECK_PERCPU(percpu_alloc_percpu, ms_percpu_alloc);
+	MS_TP_CHECK_PERCPU(percpu_free_percpu, ms_percpu_free);
+	MS_TP_CHECK(kmalloc, ms_kmalloc);
+	MS_TP_CHECK(kmem_cache_alloc, ms_kmem_cache_alloc);
+	MS_TP_CHECK_NODE(kmalloc_node, ms_kmalloc_node);
+	MS_TP_CHECK_NODE(kmem_cache_alloc_node, ms_kmem_cache_alloc_node);
+	MS_TP_CHECK(kfree, ms_kfree);
+	MS_TP_CHECK(kmem_cache_free, ms_kmem_cache_free);
 }
 
 #define MS_LEAK_PROBE(n, fn)						\
@@ -474,13 +407,8 @@ MS_LEAK_PROBE(mm_page_free, ms_page_free);
 MS_LEAK_PROBE(percpu_free_percpu, ms_percpu_free);
 MS_LEAK_PROBE(kmalloc, ms_kmalloc);
 MS_LEAK_PROBE(kmem_cache_alloc, ms_kmem_cache_alloc);
-#ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
-MS_LEAK_PROBE(kmalloc_node, NULL);
-MS_LEAK_PROBE(kmem_cache_alloc_node, NULL);
-#else
 MS_LEAK_PROBE(kmalloc_node, ms_kmalloc_node);
 MS_LEAK_PROBE(kmem_cache_alloc_node, ms_kmem_cache_alloc_node);
-#endif
 MS_LEAK_PROBE(mm_page_alloc, ms_page_alloc);
 MS_LEAK_PROBE(percpu_alloc_percpu, ms_percpu_alloc);
 
@@ -522,16 +450,16 @@ int ms_memleak_init(void)
 	kmemleak_no_scan(ms_leaks);
 	/* Frees first: probes attach in id order (memscope.h). */
 	ms_kfree_probe.before_attach = ms_leak_clear;
-#ifdef MS_HAVE_TP_KMEM_CACHE_ALLOC_S
-	/* 6.1 merged the _node events into kmalloc and kmem_cache_alloc. */
-	ms_kmalloc_node_probe.unsupported = "merged_into_kmalloc";
-	ms_kmem_cache_alloc_node_probe.unsupported = "merged_into_kmem_cache_alloc";
-#endif
+	if (MS_KMEM_NODE_MERGED) {
+		/* 6.1 merged the _node events into kmalloc and kmem_cache_alloc. */
+		ms_kmalloc_node_probe.unsupported = "merged_into_kmalloc";
+		ms_kmem_cache_alloc_node_probe.unsupported = "merged_into_kmem_cache_alloc";
+	}
 	ms_leak_sample = clamp(memleak_sample, 1U, 65536U);
-#ifndef MS_HAVE_TP_PERCPU
-	ms_percpu_alloc_percpu_probe.unsupported = "no_percpu_tracepoints";
-	ms_percpu_free_percpu_probe.unsupported = "no_percpu_tracepoints";
-#endif
+	if (!MS_HAVE_PERCPU_EVENTS) {
+		ms_percpu_alloc_percpu_probe.unsupported = "no_percpu_tracepoints";
+		ms_percpu_free_percpu_probe.unsupported = "no_percpu_tracepoints";
+	}
 	/* The probes file names them page_alloc, percpu_alloc and so on. */
 	ms_mm_page_alloc_probe.name = "page_alloc";
 	ms_mm_page_free_probe.name = "page_free";

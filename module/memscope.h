@@ -102,15 +102,8 @@ enum ms_probe_kind {
 	MS_KPROBE,
 	MS_KRETPROBE,
 	MS_TRACEPOINT,
-	MS_FPROBE,	/* where MS_HAVE_FPROBE; else never registered */
+	MS_FPROBE,	/* where MS_HAVE_FPROBE_HOOK; else never registered */
 };
-
-#ifdef MS_HAVE_FPROBE
-typedef int (*ms_fentry_t)(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
-			   struct pt_regs *regs, void *data);
-typedef void (*ms_fexit_t)(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
-			   struct pt_regs *regs, void *data);
-#endif
 
 struct ms_probe {
 	const char *name;
@@ -128,10 +121,8 @@ struct ms_probe {
 	size_t data_size;
 	int maxactive;
 	void *tp_func;
-#ifdef MS_HAVE_FPROBE
 	ms_fentry_t fentry;
 	ms_fexit_t fexit;
-#endif
 
 	/* Runtime state, under ms_probe_lock. */
 	const char *target;
@@ -141,9 +132,7 @@ struct ms_probe {
 	struct kprobe kp;
 	struct kretprobe rp;
 	struct tracepoint *tp;
-#ifdef MS_HAVE_FPROBE
-	struct fprobe fp;
-#endif
+	ms_fprobe_t fp;
 	unsigned int id;
 };
 
@@ -322,9 +311,11 @@ static __always_inline struct ms_row *ms_table_get_task(struct ms_table *t)
  */
 static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
 {
-#ifdef CONFIG_CGROUPS
 	struct ms_row *row;
 	u64 id;
+
+	if (!IS_ENABLED(CONFIG_CGROUPS))
+		return NULL;
 
 	/*
 	 * A css_set is freed after an RCU grace period, and probe context runs
@@ -343,9 +334,6 @@ static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
 	if (row && !READ_ONCE(row->ready))
 		ms_row_publish_id(row, id);
 	return row;
-#else
-	return NULL;
-#endif
 }
 
 int ms_tables_init(void);

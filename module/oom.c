@@ -29,8 +29,6 @@
  * and oom_kills equals oom_kill.  A record is published when that change
  * is nonzero: one per oom_kill_process() that killed.
  */
-#include <linux/kernfs.h>
-#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/oom.h>
 #include <linux/pid_namespace.h>
@@ -41,10 +39,9 @@
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
-#include <linux/vmstat.h>
-#include <trace/events/oom.h>
 
 #include "memscope.h"
+#include "compat/oom.h"
 
 static DEFINE_RAW_SPINLOCK(ms_oom_lock);
 static struct ms_event ms_oom_pending;	/* under ms_oom_lock */
@@ -55,23 +52,16 @@ struct ms_oom_data {
 	unsigned long kills_before;
 };
 
-/*
- * The kernel's oom_kill counter (4.13); only oom_kill_process() moves it.
- * Without it, a kill is one the victim's marking confirmed.
- */
-#if defined(CONFIG_VM_EVENT_COUNTERS) && defined(MS_HAVE_VM_OOM_KILL)
-#define MS_OOM_KILL_COUNTER
-#endif /* CONFIG_VM_EVENT_COUNTERS && MS_HAVE_VM_OOM_KILL */
-
+/* The kernel's oom_kill counter, where it has one (compat/oom.h). */
 static unsigned long ms_oom_kill_events(void)
 {
 	unsigned long sum = 0;
-#ifdef MS_OOM_KILL_COUNTER
 	int cpu;
 
+	if (!MS_HAVE_OOM_KILL_COUNTER)
+		return 0;
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(vm_event_states, cpu).event[OOM_KILL]);
-#endif /* MS_OOM_KILL_COUNTER */
+		sum += ms_cpu_oom_kill_events(cpu);
 	return sum;
 }
 
@@ -81,83 +71,6 @@ static void ms_copy_comm(char *dst, const struct task_struct *tsk)
 	memcpy(dst, tsk->comm, TASK_COMM_LEN);
 	dst[TASK_COMM_LEN - 1] = '\0';
 }
-
-#ifdef CONFIG_MEMCG
-#ifdef MS_HAVE_CGROUP_KN
-#define MS_MEMCG_DEPTH 16
-
-/*
- * Copy a kernfs name that a concurrent rename may free: cgroup v2 allows
- * renames, and kernfs_rename_lock is a sleeping lock on PREEMPT_RT.  The
- * nodes themselves are pinned (oc holds the memcg, the memcg its cgroup,
- * every kernfs node its parent); only the name string is at risk, so read
- * it without faulting and accept a garbled name in that race.
- */
-static size_t ms_copy_name(char *dst, size_t len, const char *src)
-{
-	size_t n;
-
-	for (n = 0; n + 1 < len; n++) {
-		char c;
-
-		if (copy_from_kernel_nofault(&c, src + n, 1) || !c)
-			break;
-		dst[n] = c;
-	}
-	dst[n] = '\0';
-	return n;
-}
-
-/* "/a/b" relative to the cgroup root, as cgroup_path() and the OOM report. */
-static void ms_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
-{
-	struct kernfs_node *chain[MS_MEMCG_DEPTH], *kn;
-	int depth = 0;
-	size_t n = 0;
-
-	if (!memcg) {
-		strscpy(buf, "global", len);
-		return;
-	}
-	kn = memcg->css.cgroup->kn;
-	while (kn && ms_kernfs_parent(kn) && depth < MS_MEMCG_DEPTH) {
-		chain[depth++] = kn;
-		kn = ms_kernfs_parent(kn);
-	}
-	if (kn && ms_kernfs_parent(kn))	/* deeper than we keep: say so */
-		n = strscpy(buf, "/...", len);
-	while (depth-- && n + 2 < len) {
-		buf[n++] = '/';
-		n += ms_copy_name(buf + n, len - n, chain[depth]->name);
-	}
-	if (!n)
-		strscpy(buf, "/", len);
-	else
-		buf[n] = '\0';
-}
-#else
-/*
- * [3.10, 3.14): cgroupfs, before kernfs.  Its names are RCU-protected
- * and cgroup_path() reads them under rcu_read_lock() without sleeping.
- * struct mem_cgroup is private to mm/memcontrol.c there, and begins with
- * its css; mem_cgroup_css() is not exported.
- */
-static void ms_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
-{
-	const struct cgroup_subsys_state *css = (const struct cgroup_subsys_state *)memcg;
-
-	if (!memcg)
-		strscpy(buf, "global", len);
-	else if (cgroup_path(css->cgroup, buf, len) < 0)
-		strscpy(buf, "/...", len);
-}
-#endif /* MS_HAVE_CGROUP_KN */
-#else
-static void ms_memcg_path(void *memcg, char *buf, size_t len)
-{
-	strscpy(buf, "global", len);
-}
-#endif /* CONFIG_MEMCG */
 
 /*
  * /proc/loadavg's last two fields, "running/threads last_pid", at the kill,
@@ -231,7 +144,7 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 
 static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct ms_oom_data *d __maybe_unused = (struct ms_oom_data *)ri->data;
+	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
 	unsigned long flags, kills;
 	struct ms_event ev;
 
@@ -240,11 +153,10 @@ static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	ms_oom_active = false;
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
 
-#ifdef MS_OOM_KILL_COUNTER
-	kills = ms_oom_kill_events() - d->kills_before;
-#else
-	kills = ev.oom.confirmed;
-#endif
+	if (MS_HAVE_OOM_KILL_COUNTER)
+		kills = ms_oom_kill_events() - d->kills_before;
+	else
+		kills = ev.oom.confirmed;
 	if (!kills)
 		return 0;	/* the victim was already exiting */
 	ms_stat_add(MS_oom_kills, kills);
@@ -257,7 +169,7 @@ static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *reg
  * on current, so task->mm is stable here; the RSS is read exactly as the
  * kernel's "Killed process" line reads it.
  */
-static void __maybe_unused ms_oom_mark(struct task_struct *task)
+static void ms_oom_mark(struct task_struct *task)
 {
 	struct ms_oom_event *e = &ms_oom_pending.oom;
 	struct mm_struct *mm = task->mm;
@@ -280,51 +192,43 @@ static void __maybe_unused ms_oom_mark(struct task_struct *task)
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
 }
 
-#if defined(MS_HAVE_TP_MARK_VICTIM_TASK)
-/* mark_victim(task, uid): 6.9 and backports. */
-static void ms_mark_victim(void *data, struct task_struct *task, uid_t uid)
+/*
+ * oom:mark_victim (compat/oom.h): with the task (6.9), the whole record;
+ * with its pid only, a confirmation, as there is no safe way to the mm.
+ */
+static void ms_mark_victim(MS_MARK_VICTIM_PROTO)
 {
-	ms_oom_mark(task);
-}
-#elif defined(MS_HAVE_TP_MARK_VICTIM)
-/* mark_victim(pid), [4.13, 6.9): a confirmation, but no safe way to the mm. */
-static void ms_mark_victim(void *data, int pid)
-{
+	struct task_struct *victim = MS_MARK_VICTIM_TASK;
 	struct ms_oom_event *e = &ms_oom_pending.oom;
 	unsigned long flags;
 
+	if (victim) {
+		ms_oom_mark(victim);
+		return;
+	}
 	ms_hit(MS_P_oom_mark_victim);
 	raw_spin_lock_irqsave(&ms_oom_lock, flags);
-	if (ms_oom_active && pid == e->victim_pid)
+	if (ms_oom_active && MS_MARK_VICTIM_PID == e->victim_pid)
 		e->confirmed = true;
 	raw_spin_unlock_irqrestore(&ms_oom_lock, flags);
 }
-#endif /* MS_HAVE_TP_MARK_VICTIM_TASK, MS_HAVE_TP_MARK_VICTIM */
 
-#ifdef MS_HAVE_TP_MARK_VICTIM
 /* A prototype mismatch with the kernel's own header fails the build. */
 static void __maybe_unused ms_oom_check_protos(void)
 {
-	(void)sizeof(register_trace_mark_victim(ms_mark_victim, NULL));
+	MS_TP_CHECK_MARK_VICTIM(ms_mark_victim);
 }
 
-static const char *const ms_mark_victim_targets[] = { "mark_victim", NULL };
-#define MS_MARK_VICTIM_KIND .kind = MS_TRACEPOINT, .tp_func = ms_mark_victim
-#else
 /*
- * [4.9, 4.13): no oom:mark_victim; mark_oom_victim(tsk) itself, where the
- * tracepoint would be.  A static function: where the compiler inlined it,
- * the probe is unavailable and kills are not confirmed.
+ * Before 4.13, mark_oom_victim(tsk) itself, where the tracepoint would be.
+ * A static function: where the compiler inlined it, the probe is
+ * unavailable and kills are not confirmed.
  */
 static int ms_mark_oom_victim_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	ms_oom_mark((struct task_struct *)ms_arg(regs, 0));
 	return 0;
 }
-
-static const char *const ms_mark_victim_targets[] = { "mark_oom_victim", NULL };
-#define MS_MARK_VICTIM_KIND .kind = MS_KPROBE, .pre_handler = ms_mark_oom_victim_pre
-#endif /* MS_HAVE_TP_MARK_VICTIM */
 
 static const char *const ms_oom_kill_targets[] = { "oom_kill_process", NULL };
 
@@ -339,15 +243,27 @@ static struct ms_probe ms_oom_kill_probe = {
 	.maxactive = 4,
 };
 
+static const char *const ms_mark_victim_targets[] = { "mark_victim", NULL };
+static const char *const ms_mark_oom_victim_targets[] = { "mark_oom_victim", NULL };
+
 static struct ms_probe ms_mark_victim_probe = {
 	.name = "oom_mark_victim",
 	.targets = ms_mark_victim_targets,
-	MS_MARK_VICTIM_KIND,
+	.kind = MS_TRACEPOINT,
+	.tp_func = ms_mark_victim,
+};
+
+static struct ms_probe ms_mark_oom_victim_probe = {
+	.name = "oom_mark_victim",
+	.targets = ms_mark_oom_victim_targets,
+	.kind = MS_KPROBE,
+	.pre_handler = ms_mark_oom_victim_pre,
 };
 
 int ms_oom_init(void)
 {
 	ms_probe_add(&ms_oom_kill_probe, MS_P_oom_kill);
-	ms_probe_add(&ms_mark_victim_probe, MS_P_oom_mark_victim);
+	ms_probe_add(MS_HAVE_MARK_VICTIM_EVENT ? &ms_mark_victim_probe : &ms_mark_oom_victim_probe,
+		     MS_P_oom_mark_victim);
 	return 0;
 }

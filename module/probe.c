@@ -126,24 +126,6 @@ static int ms_kretprobe_register(struct ms_probe *p, const char *sym)
 	return err;
 }
 
-#ifdef MS_HAVE_FPROBE
-static int ms_fprobe_register(struct ms_probe *p, const char *sym)
-{
-	const char *syms[1] = { sym };
-
-	memset(&p->fp, 0, sizeof(p->fp));
-	p->fp.entry_handler = p->fentry;
-	p->fp.exit_handler = p->fexit;
-	p->fp.entry_data_size = p->data_size;
-	p->fp.nr_maxactive = p->maxactive;
-	return register_fprobe_syms(&p->fp, syms, 1);
-}
-#else
-static int ms_fprobe_register(struct ms_probe *p, const char *sym)
-{
-	return -EOPNOTSUPP;
-}
-#endif /* MS_HAVE_FPROBE */
 
 /* Resolve a probe's target once, at load: kallsyms for kprobes is done by
  * register_kprobe() itself, so the first candidate that registers wins. */
@@ -172,7 +154,8 @@ static int ms_attach(struct ms_probe *p)
 			err = register_kprobe(&p->kp);
 			break;
 		case MS_FPROBE:
-			err = ms_fprobe_register(p, *t);
+			err = ms_fprobe_register(&p->fp, *t, p->fentry, p->fexit, p->data_size,
+						 p->maxactive);
 			if (!err || err == -ENOENT || !p->ret_handler)
 				break;
 			/*
@@ -241,15 +224,13 @@ static void ms_detach(const char *name)
 			nt++;
 			break;
 		case MS_FPROBE:
-#ifdef MS_HAVE_FPROBE
 			/*
 			 * Stops the return hook, removes the ftrace hook and
 			 * waits until no handler runs (ftrace_shutdown's RCU
 			 * tasks grace periods): one probe, so one wait.
 			 */
-			unregister_fprobe(&p->fp);
-			p->missed_before += p->fp.nmissed;
-#endif
+			ms_fprobe_unregister(&p->fp);
+			p->missed_before += ms_fprobe_nmissed(&p->fp);
 			break;
 		}
 		p->attached = false;
@@ -346,10 +327,8 @@ unsigned long ms_probe_missed(const struct ms_probe *p)
 		now = READ_ONCE(p->kp.nmissed);
 	else if (p->attached && p->kind == MS_KRETPROBE)
 		now = READ_ONCE(p->rp.nmissed) + READ_ONCE(p->rp.kp.nmissed);
-#ifdef MS_HAVE_FPROBE
 	else if (p->attached && p->kind == MS_FPROBE)
-		now = READ_ONCE(p->fp.nmissed);
-#endif
+		now = ms_fprobe_nmissed(&p->fp);
 	return p->missed_before + now;
 }
 

@@ -33,9 +33,9 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <trace/events/kmem.h>
 
 #include "memscope.h"
+#include "compat/kmem.h"
 
 static bool slabtop;
 module_param(slabtop, bool, 0400);
@@ -92,51 +92,41 @@ static __always_inline void ms_slab_count(struct kmem_cache *s, unsigned int col
 	preempt_enable_notrace();
 }
 
-#if defined(MS_HAVE_TP_KMEM_CACHE_ALLOC_S) && defined(MS_HAVE_TP_KMEM_CACHE_FREE_S)
-static void ms_slab_alloc_tp(void *data, unsigned long call_site, const void *ptr,
-			     struct kmem_cache *s, gfp_t gfp_flags, int node)
+/*
+ * By tracepoint, where both events pass the cache (MS_SLAB_BY_TRACEPOINT,
+ * 6.1): there kmem_cache_alloc fires for the _node and _lru variants too.
+ */
+static void ms_slab_alloc_tp(MS_KMEM_CACHE_ALLOC_PROTO)
 {
 	ms_hit(MS_P_slab_alloc);
-	ms_slab_count(s, MS_SLAB_ALLOCS, 1);
+	ms_slab_count(MS_KMEM_CACHE_ALLOC_CACHE, MS_SLAB_ALLOCS, 1);
 }
 
-static void ms_slab_free_tp(void *data, unsigned long call_site, const void *ptr,
-			    const struct kmem_cache *s)
+static void ms_slab_free_tp(MS_KMEM_CACHE_FREE_PROTO)
 {
 	ms_hit(MS_P_slab_free);
-	/* kmem_cache_size() takes no const; nothing here writes to s. */
-	ms_slab_count((struct kmem_cache *)s, MS_SLAB_FREES, 1);
+	ms_slab_count(MS_KMEM_CACHE_FREE_CACHE, MS_SLAB_FREES, 1);
 }
 
 static void __maybe_unused ms_slabtop_check_protos(void)
 {
-	(void)sizeof(register_trace_kmem_cache_alloc(ms_slab_alloc_tp, NULL));
-	(void)sizeof(register_trace_kmem_cache_free(ms_slab_free_tp, NULL));
+	MS_TP_CHECK(kmem_cache_alloc, ms_slab_alloc_tp);
+	MS_TP_CHECK(kmem_cache_free, ms_slab_free_tp);
 }
 
-static const char *const ms_slab_alloc_targets[] = { "kmem_cache_alloc", NULL };
-static const char *const ms_slab_free_targets[] = { "kmem_cache_free", NULL };
-static const char *const ms_slab_alloc_node_targets[] = { "kmem_cache_alloc_node", NULL };
-static const char *const ms_slab_alloc_lru_targets[] = { "kmem_cache_alloc_lru", NULL };
+#define MS_SLAB_TRACEPOINT(n, tp, fn)					\
+	static const char *const ms_##n##_tp_targets[] = { #tp, NULL };	\
+	static struct ms_probe ms_##n##_tp_probe = {			\
+		.name = #n, .targets = ms_##n##_tp_targets,		\
+		.kind = MS_TRACEPOINT, .tp_func = fn,			\
+	}
 
-static struct ms_probe ms_slab_alloc_probe = {
-	.name = "slab_alloc", .targets = ms_slab_alloc_targets,
-	.kind = MS_TRACEPOINT, .tp_func = ms_slab_alloc_tp,
-};
-static struct ms_probe ms_slab_free_probe = {
-	.name = "slab_free", .targets = ms_slab_free_targets,
-	.kind = MS_TRACEPOINT, .tp_func = ms_slab_free_tp,
-};
-/* 6.1's kmem_cache_alloc event fires for them too. */
-static struct ms_probe ms_slab_alloc_node_probe = {
-	.name = "slab_alloc_node", .targets = ms_slab_alloc_node_targets,
-	.kind = MS_TRACEPOINT, .unsupported = "merged_into_slab_alloc",
-};
-static struct ms_probe ms_slab_alloc_lru_probe = {
-	.name = "slab_alloc_lru", .targets = ms_slab_alloc_lru_targets,
-	.kind = MS_TRACEPOINT, .unsupported = "merged_into_slab_alloc",
-};
-#else
+MS_SLAB_TRACEPOINT(slab_alloc, kmem_cache_alloc, ms_slab_alloc_tp);
+MS_SLAB_TRACEPOINT(slab_free, kmem_cache_free, ms_slab_free_tp);
+MS_SLAB_TRACEPOINT(slab_alloc_node, kmem_cache_alloc_node, NULL);
+MS_SLAB_TRACEPOINT(slab_alloc_lru, kmem_cache_alloc_lru, NULL);
+
+/* Else by kprobe on the functions, whose first argument is the cache. */
 #define MS_SLAB_KPROBE(n, fn, col)					\
 	static int ms_##n##_pre(struct kprobe *p, struct pt_regs *regs)\
 	{								\
@@ -154,7 +144,6 @@ MS_SLAB_KPROBE(slab_alloc, kmem_cache_alloc, MS_SLAB_ALLOCS);
 MS_SLAB_KPROBE(slab_alloc_node, kmem_cache_alloc_node, MS_SLAB_ALLOCS);
 MS_SLAB_KPROBE(slab_alloc_lru, kmem_cache_alloc_lru, MS_SLAB_ALLOCS);
 MS_SLAB_KPROBE(slab_free, kmem_cache_free, MS_SLAB_FREES);
-#endif /* MS_HAVE_TP_KMEM_CACHE_ALLOC_S && MS_HAVE_TP_KMEM_CACHE_FREE_S */
 
 /*
  * kmem_cache_alloc_bulk(s, flags, size, p) returns how many it allocated
@@ -180,10 +169,7 @@ static int ms_slab_alloc_bulk_ret(struct kretprobe_instance *ri, struct pt_regs 
 	int ret = (int)regs_return_value(regs);
 
 	ms_hit(MS_P_slab_alloc_bulk);
-#ifdef MS_HAVE_KMEM_CACHE_ALLOC_BULK_BOOL
-	ret = ret & 1 ? (int)d->size : 0;
-#endif
-	ms_slab_count(d->s, MS_SLAB_ALLOCS, ret);
+	ms_slab_count(d->s, MS_SLAB_ALLOCS, ms_slab_bulk_count(ret, d->size));
 	return 0;
 }
 
@@ -270,9 +256,14 @@ out:
 
 int __init ms_slabtop_init(void)
 {
+	const bool tp = MS_SLAB_BY_TRACEPOINT;
 	struct ms_probe *const probes[] = {
-		&ms_slab_free_probe, &ms_slab_free_bulk_probe, &ms_slab_alloc_probe,
-		&ms_slab_alloc_node_probe, &ms_slab_alloc_lru_probe, &ms_slab_alloc_bulk_probe,
+		tp ? &ms_slab_free_tp_probe : &ms_slab_free_probe,
+		&ms_slab_free_bulk_probe,
+		tp ? &ms_slab_alloc_tp_probe : &ms_slab_alloc_probe,
+		tp ? &ms_slab_alloc_node_tp_probe : &ms_slab_alloc_node_probe,
+		tp ? &ms_slab_alloc_lru_tp_probe : &ms_slab_alloc_lru_probe,
+		&ms_slab_alloc_bulk_probe,
 	};
 	static const enum ms_probe_id ids[] = {
 		MS_P_slab_free, MS_P_slab_free_bulk, MS_P_slab_alloc, MS_P_slab_alloc_node,
@@ -283,10 +274,11 @@ int __init ms_slabtop_init(void)
 
 	/* Held across the allocator's sleeps, as zswap_load()'s (swap.c). */
 	ms_slab_alloc_bulk_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
-#if !(defined(MS_HAVE_TP_KMEM_CACHE_ALLOC_S) && defined(MS_HAVE_TP_KMEM_CACHE_FREE_S)) && \
-	!defined(MS_HAVE_KMEM_CACHE_ALLOC_LRU)
-	ms_slab_alloc_lru_probe.unsupported = "no_kmem_cache_alloc_lru";
-#endif
+	/* 6.1's kmem_cache_alloc event fires for them too. */
+	ms_slab_alloc_node_tp_probe.unsupported = "merged_into_slab_alloc";
+	ms_slab_alloc_lru_tp_probe.unsupported = "merged_into_slab_alloc";
+	if (!MS_HAVE_SLAB_ALLOC_LRU)
+		ms_slab_alloc_lru_probe.unsupported = "no_kmem_cache_alloc_lru";
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
 		probes[i]->family = "slabtop";
 		probes[i]->default_off = !slabtop;

@@ -442,16 +442,14 @@ static void ms_snap_name(struct ms_table *t, struct ms_snap *s)
 			strscpy(s->name, "[unknown]", sizeof(s->name));
 		break;
 	case MS_TK_CGROUP:
-#ifdef CONFIG_CGROUPS
 	{
 		int err = ms_cgroup_id_path(s->aux, s->name, sizeof(s->name));
 
 		if (err)
 			snprintf(s->name, sizeof(s->name),
 				 err == -ENOENT ? "[deleted:%llu]" : "[id:%llu]", s->aux);
-	}
-#endif
 		break;
+	}
 	default:
 		break;
 	}

@@ -51,26 +51,17 @@ MODULE_PARM_DESC(brkstack, "Enable the brk probe at load (it puts every system c
 /* Where a stack is walked: preemption is off, and walks never nest. */
 static DEFINE_PER_CPU(unsigned long [MS_USTACK_MAX_DEPTH], ms_ustack_buf);
 
-/* The frame pointer of the saved user registers, and whether they are 64-bit. */
-#if defined(CONFIG_X86_64)
-#define MS_HAVE_USTACK
-#define ms_user_fp(regs)	((regs)->bp)
-#define ms_user_native(regs)	user_64bit_mode(regs)
-#elif defined(CONFIG_ARM64)
-#define MS_HAVE_USTACK
-#define ms_user_fp(regs)	((regs)->regs[29])
-#define ms_user_native(regs)	(!compat_user_mode(regs))
-#endif
-
-#ifdef MS_HAVE_USTACK
-/* In probe context: never sleeps, never faults. */
+/*
+ * In probe context: never sleeps, never faults.  The registers' frame
+ * pointer and mode are compat.h's, for the architectures it walks.
+ */
 static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
 {
 	struct pt_regs *regs;
 	unsigned long fp, frame[2] = { 0 };
 	unsigned int n = 0;
 
-	if (current->flags & PF_KTHREAD)
+	if (!MS_HAVE_USTACK_WALK || current->flags & PF_KTHREAD)
 		return 0;
 	regs = task_pt_regs(current);
 	if (!user_mode(regs) || !ms_user_native(regs))
@@ -93,12 +84,6 @@ static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
 	pagefault_enable();
 	return n;
 }
-#else
-static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
-{
-	return 0;
-}
-#endif /* MS_HAVE_USTACK */
 
 static __always_inline u64 ms_ustack_hash(const unsigned long *ip, unsigned int n)
 {
@@ -180,10 +165,10 @@ static struct ms_probe ms_brk_probe = {
 
 int __init ms_ustacks_init(void)
 {
-#ifndef MS_HAVE_USTACK
-	ms_fault_stack_probe.unsupported = "no user stack walker for this architecture";
-	ms_brk_probe.unsupported = ms_fault_stack_probe.unsupported;
-#endif
+	if (!MS_HAVE_USTACK_WALK) {
+		ms_fault_stack_probe.unsupported = "no user stack walker for this architecture";
+		ms_brk_probe.unsupported = ms_fault_stack_probe.unsupported;
+	}
 	ms_fault_stack_probe.default_off = !faultstacks;
 	ms_brk_probe.default_off = !brkstack;
 	ms_probe_add(&ms_fault_stack_probe, MS_P_fault_stacks);

@@ -287,24 +287,18 @@ static void ms_writepage(MS_WRITEPAGE_PROTO)
 	ms_stat_inc(MS_writepage);
 }
 
-/*
- * Each handler against the kernel's own prototype: a mismatch is an
- * incompatible-pointer-types error.  sizeof does not evaluate the call, so
- * no unexported __tracepoint_* symbol is referenced.
- */
+/* Each handler against the kernel's own prototype (MS_TP_CHECK()). */
 static void __maybe_unused ms_vmscan_check_protos(void)
 {
-	(void)sizeof(register_trace_mm_vmscan_direct_reclaim_begin(ms_direct_reclaim_begin, NULL));
-	(void)sizeof(register_trace_mm_vmscan_direct_reclaim_end(ms_direct_reclaim_end, NULL));
-#ifdef CONFIG_MEMCG
-	(void)sizeof(register_trace_mm_vmscan_memcg_reclaim_begin(ms_memcg_reclaim_begin, NULL));
-	(void)sizeof(register_trace_mm_vmscan_memcg_reclaim_end(ms_memcg_reclaim_end, NULL));
-#endif /* CONFIG_MEMCG */
-	(void)sizeof(register_trace_mm_shrink_slab_start(ms_shrink_slab_start, NULL));
-	(void)sizeof(register_trace_mm_shrink_slab_end(ms_shrink_slab_end, NULL));
-	(void)sizeof(register_trace_mm_vmscan_wakeup_kswapd(ms_wakeup_kswapd, NULL));
-	(void)sizeof(register_trace_mm_vmscan_kswapd_wake(ms_kswapd_wake, NULL));
-	(void)sizeof(register_trace_mm_vmscan_kswapd_sleep(ms_kswapd_sleep, NULL));
+	MS_TP_CHECK(mm_vmscan_direct_reclaim_begin, ms_direct_reclaim_begin);
+	MS_TP_CHECK(mm_vmscan_direct_reclaim_end, ms_direct_reclaim_end);
+	MS_TP_CHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, ms_memcg_reclaim_begin);
+	MS_TP_CHECK_MEMCG(mm_vmscan_memcg_reclaim_end, ms_memcg_reclaim_end);
+	MS_TP_CHECK(mm_shrink_slab_start, ms_shrink_slab_start);
+	MS_TP_CHECK(mm_shrink_slab_end, ms_shrink_slab_end);
+	MS_TP_CHECK(mm_vmscan_wakeup_kswapd, ms_wakeup_kswapd);
+	MS_TP_CHECK(mm_vmscan_kswapd_wake, ms_kswapd_wake);
+	MS_TP_CHECK(mm_vmscan_kswapd_sleep, ms_kswapd_sleep);
 	(void)sizeof(ms_register_trace_writepage(ms_writepage, NULL));
 }
 
@@ -348,10 +342,9 @@ int ms_vmscan_init(void)
 	BUILD_BUG_ON(ARRAY_SIZE(ids) != ARRAY_SIZE(ms_vmscan_probes));
 	BUILD_BUG_ON(!is_power_of_2(MS_PAIR_SLOTS));
 	for (i = 0; i < ARRAY_SIZE(ids); i++) {
-#ifndef CONFIG_MEMCG
-		if (ids[i] == MS_P_memcg_reclaim_begin || ids[i] == MS_P_memcg_reclaim_end)
+		if (!IS_ENABLED(CONFIG_MEMCG) &&
+		    (ids[i] == MS_P_memcg_reclaim_begin || ids[i] == MS_P_memcg_reclaim_end))
 			ms_vmscan_probes[i].unsupported = "config_memcg_disabled";
-#endif /* !CONFIG_MEMCG */
 		ms_probe_add(&ms_vmscan_probes[i], ids[i]);
 	}
 	return 0;

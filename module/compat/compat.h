@@ -103,11 +103,11 @@ static inline void ms_tracepoint_unregister(struct tracepoint *tp, const char *n
  * numbers it.  [3.10, 3.16): there is none (RHEL 7): 0.  Under RCU or
  * ms_probe_rcu_lock().
  */
-#ifdef MS_HAVE_CSS_SET_DFL_CGRP
+#if defined(MS_HAVE_CSS_SET_DFL_CGRP) && defined(CONFIG_CGROUPS)
 #define ms_task_dfl_cgroup_id(t) cgroup_id(rcu_dereference_raw((t)->cgroups)->dfl_cgrp)
 #else
 #define ms_task_dfl_cgroup_id(t) ((u64)0)
-#endif /* MS_HAVE_CSS_SET_DFL_CGRP */
+#endif /* MS_HAVE_CSS_SET_DFL_CGRP && CONFIG_CGROUPS */
 
 /* [3.10, 4.7): linux/hash.h's 32-bit multiplier. */
 #include <linux/hash.h>
@@ -250,9 +250,45 @@ static inline void *ms_kvmalloc(size_t size, gfp_t flags)
  * its 6.1 is not).  memscope hooks the fault path with it there and with a
  * kretprobe elsewhere (faults.c).
  */
+struct fprobe;
+typedef int (*ms_fentry_t)(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			   struct pt_regs *regs, void *data);
+typedef void (*ms_fexit_t)(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			   struct pt_regs *regs, void *data);
 #if defined(MS_HAVE_FPROBE_PT_REGS) && IS_ENABLED(CONFIG_FPROBE)
-#define MS_HAVE_FPROBE
 #include <linux/fprobe.h>
+#define MS_HAVE_FPROBE_HOOK true
+typedef struct fprobe ms_fprobe_t;
+
+static inline int ms_fprobe_register(struct fprobe *fp, const char *sym, ms_fentry_t entry,
+				     ms_fexit_t exit, size_t data_size, int maxactive)
+{
+	memset(fp, 0, sizeof(*fp));
+	fp->entry_handler = entry;
+	fp->exit_handler = exit;
+	fp->entry_data_size = data_size;
+	fp->nr_maxactive = maxactive;
+	return register_fprobe_syms(fp, &sym, 1);
+}
+
+/* Also waits until no handler runs (ftrace_shutdown's RCU tasks grace periods). */
+#define ms_fprobe_unregister(fp) unregister_fprobe(fp)
+#define ms_fprobe_nmissed(fp) READ_ONCE((fp)->nmissed)
+/* What one of maxactive costs: fprobe.c's fprobe_rethook_node, a rethook_node and two ips. */
+#define MS_FPROBE_NODE_BYTES (sizeof(struct rethook_node) + 2 * sizeof(unsigned long))
+#else
+#define MS_HAVE_FPROBE_HOOK false
+typedef struct { unsigned long nmissed; } ms_fprobe_t;
+
+static inline int ms_fprobe_register(ms_fprobe_t *fp, const char *sym, ms_fentry_t entry,
+				     ms_fexit_t exit, size_t data_size, int maxactive)
+{
+	return -EOPNOTSUPP;
+}
+
+#define ms_fprobe_unregister(fp) do { } while (0)
+#define ms_fprobe_nmissed(fp) 0UL
+#define MS_FPROBE_NODE_BYTES 0
 #endif /* MS_HAVE_FPROBE_PT_REGS && CONFIG_FPROBE */
 
 /*
@@ -451,6 +487,12 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 	cgroup_put(cgrp);
 	return ret < 0 ? ret : 0;
 }
+#elif !defined(MS_CGROUP_ID_PATH_DONE)
+/* Without cgroups no row is keyed by one. */
+static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
+{
+	return -EOPNOTSUPP;
+}
 #endif /* CONFIG_CGROUPS && !MS_CGROUP_ID_PATH_DONE */
 
 /*
@@ -521,50 +563,37 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #define ms_mm_owner(mm) ((struct task_struct *)NULL)
 #endif /* CONFIG_MEMCG */
 
-/*
- * oom_kill_process()'s decision, for the kprobe on it:
- * [3.10, 4.3)  (p, gfp_mask, order, points, totalpages, memcg, nodemask,
- *              message), RHEL 7's 3.10 included;
- * [4.3, 4.9)   (oc, p, points, totalpages, memcg, message), the request
- *              (order, gfp_mask) in oc;
- * [4.9, ...)   (oc, message), everything in oc.
- * The header decides which (oom.h declares it until 4.9).
- */
-#include <linux/oom.h>
-
-struct ms_oom_kill_args {
-	struct task_struct *victim;	/* referenced by the caller */
-	unsigned long totalpages;
-	struct mem_cgroup *memcg;	/* NULL: a global OOM */
-	int order;
-	gfp_t gfp_mask;
-};
-
-static inline void ms_oom_kill_args(struct pt_regs *regs, struct ms_oom_kill_args *a)
-{
-#ifdef MS_HAVE_OOM_CONTROL
-	struct oom_control *oc = (struct oom_control *)ms_arg(regs, 0);
-
-	a->order = oc->order;
-	a->gfp_mask = oc->gfp_mask;
-#ifdef MS_HAVE_OOM_KILL_PROCESS_P
-	a->victim = (struct task_struct *)ms_arg(regs, 1);
-	a->totalpages = ms_arg(regs, 3);
-	a->memcg = (struct mem_cgroup *)ms_arg(regs, 4);
-#else
-	a->victim = oc->chosen;
-	a->totalpages = oc->totalpages;
-	a->memcg = oc->memcg;
-#endif /* MS_HAVE_OOM_KILL_PROCESS_P */
-#else
-	a->victim = (struct task_struct *)ms_arg(regs, 0);
-	a->gfp_mask = (__force gfp_t)ms_arg(regs, 1);
-	a->order = (int)ms_arg(regs, 2);
-	a->totalpages = ms_arg(regs, 4);
-	a->memcg = (struct mem_cgroup *)ms_arg(regs, 5);
-#endif /* MS_HAVE_OOM_CONTROL */
-}
-
 #include "tracepoints.h"
+
+/*
+ * The user stack walk (ustack.c): the frame pointer of the saved user
+ * registers, and whether they are the native (64-bit) mode, on the
+ * architectures it walks; elsewhere the walk finds nothing and its probes
+ * say so.
+ */
+#if defined(CONFIG_X86_64)
+#define MS_HAVE_USTACK_WALK true
+#define ms_user_fp(regs)	((regs)->bp)
+#define ms_user_native(regs)	user_64bit_mode(regs)
+#elif defined(CONFIG_ARM64)
+#define MS_HAVE_USTACK_WALK true
+#define ms_user_fp(regs)	((regs)->regs[29])
+#define ms_user_native(regs)	(!compat_user_mode(regs))
+#else
+#define MS_HAVE_USTACK_WALK false
+#define ms_user_fp(regs)	0UL
+#define ms_user_native(regs)	false
+#endif /* CONFIG_X86_64, CONFIG_ARM64 */
+
+/*
+ * The bytes of a module's per-CPU section, per CPU: the loader reserves the
+ * whole .data..percpu section, alignment padding included.  Without SMP
+ * there is no such section (nor the field): the variables are in .data.
+ */
+#ifdef CONFIG_SMP
+#define ms_module_percpu_size(mod) ((size_t)(mod)->percpu_size)
+#else
+#define ms_module_percpu_size(mod) ((size_t)0)
+#endif /* CONFIG_SMP */
 
 #endif /* _MEMSCOPE_COMPAT_H */

@@ -11,6 +11,20 @@
 #define _MEMSCOPE_COMPAT_TRACEPOINTS_H
 
 /*
+ * A handler against the kernel's own prototype: a mismatch is an
+ * incompatible-pointer-types error.  sizeof does not evaluate the call, so
+ * no unexported __tracepoint_* symbol is referenced.
+ */
+#define MS_TP_CHECK(event, fn) ((void)sizeof(register_trace_##event(fn, NULL)))
+
+/* The memcg reclaim events exist where memcg is built in. */
+#ifdef CONFIG_MEMCG
+#define MS_TP_CHECK_MEMCG(event, fn) MS_TP_CHECK(event, fn)
+#else
+#define MS_TP_CHECK_MEMCG(event, fn) ((void)(fn))
+#endif /* CONFIG_MEMCG */
+
+/*
  * Before 5.2 the reclaim begin events also carried may_writepage, and
  * from 4.8 classzone_idx.
  */

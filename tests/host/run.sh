@@ -717,6 +717,17 @@ t_completion() { bash -c 'source "$1"; COMP_WORDS=(memscope vm); COMP_CWORD=1; _
 	line_is 1 "vmscan" && line_is 2 "--hist"; }
 t "bash completion completes tools and options" t_completion
 
+# ----------------------------------------------------------- module sources
+# Kernel differences live in module/compat/ (its README): a tool file that
+# grows an #if for one is a compat wrapper in the wrong place.
+t_no_if() {
+	! grep -nE '^[[:space:]]*#[[:space:]]*(if|elif|ifdef|ifndef)' "$ROOT"/module/*.c ||
+		{ echo "move these into module/compat/"; return 1; }
+	[ "$(grep -cE '^[[:space:]]*#[[:space:]]*(if|elif|ifdef|ifndef)' "$ROOT/module/memscope.h")" = 1 ] ||
+		{ echo "module/memscope.h: only its include guard may be an #if"; return 1; }
+}
+t "module tool files keep no #if: kernel differences are in module/compat/" t_no_if
+
 echo "1..$n"
 if [ $skipped -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"

@@ -47,24 +47,16 @@ ms_load
 # 1. An OOM kill inside the window.
 echo 32M > $CG/memory.max
 [ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
-# Before 4.13 the kernel counts no kills: its log's lines instead.
-if grep -q '^oom_kill ' /proc/vmstat; then
-	kills() { vmstat oom_kill; }
-	truth="vmstat oom_kill"
-else
-	kills() { dmesg | grep -c 'Killed process'; }
-	truth="kernel log's 'Killed process' lines"
-fi
-v0=$(kills)
+v0=$(oom_kills_truth)
 analyze 10 /tmp/an-oom.json
 sleep 1		# for its first snapshot
 sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/oom_hog 500 1024" > /tmp/oom-hog.out 2>&1
 rc=$?
 wait $apid || fail "analyze (oom): $(cat /tmp/analyze.err)"
-v1=$(kills)
+v1=$(oom_kills_truth)
 hog=$(awk '{ print $2; exit }' /tmp/oom-hog.out)
 expect_eq "oom_hog exit status (SIGKILL)" $rc 137
-expect_eq "$truth delta" $((v1 - v0)) 1
+expect_eq "$OOM_TRUTH delta" $((v1 - v0)) 1
 dmesg | grep -q "Killed process $hog (oom_hog)" || fail "no 'Killed process $hog (oom_hog)' in the kernel log"
 findings /tmp/an-oom.json > /tmp/f.txt || fail "analyze (oom) JSON: $(head -c 300 /tmp/an-oom.json)"
 while read -r l; do diag "oom: $l"; done < /tmp/f.txt

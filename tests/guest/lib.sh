@@ -43,6 +43,17 @@ nlines() {
 ms_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) exit 1 }' $D/stats; }
 # vmstat KEY: a counter from /proc/vmstat (0 if absent).
 vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
+# oom_kills_truth: the kernel's own count of OOM kills, /proc/vmstat
+# oom_kill; before 4.13, which has none, its log's "Killed process" lines.
+# OOM_TRUTH names which.
+# shellcheck disable=SC2034 # for the tests that source this
+if grep -q '^oom_kill ' /proc/vmstat; then
+	oom_kills_truth() { vmstat oom_kill; }
+	OOM_TRUTH="vmstat oom_kill"
+else
+	oom_kills_truth() { dmesg | grep -c 'Killed process'; }
+	OOM_TRUTH="the kernel log's 'Killed process' lines (no vmstat oom_kill before 4.13)"
+fi
 # vmstat_sum PREFIX: the sum of /proc/vmstat counters starting with PREFIX.
 vmstat_sum() { awk -v p="$1" 'index($1, p) == 1 { s += $2 } END { print s + 0 }' /proc/vmstat; }
 # snap FILE: the module's stats and /proc/vmstat read by one process, so

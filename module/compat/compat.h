@@ -476,6 +476,25 @@ static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 #if defined(CONFIG_CGROUPS) && !defined(MS_CGROUP_ID_PATH_DONE)
 #include <linux/cgroup.h>
 
+#ifdef MS_HAVE_CGROUP_PATH_CHAR
+/*
+ * [3.14, 4.8): cgroup_path() builds the path at the end of buf and returns
+ * its start, or NULL if it does not fit; the int form's 0 or error here.
+ */
+static inline int ms_cgroup_path(struct cgroup *cgrp, char *buf, size_t len)
+{
+	char *p = cgroup_path(cgrp, buf, len);
+
+	if (!p)
+		return -ENAMETOOLONG;
+	if (p != buf)
+		memmove(buf, p, strlen(p) + 1);
+	return 0;
+}
+#else
+#define ms_cgroup_path(cgrp, buf, len) cgroup_path(cgrp, buf, len)
+#endif /* MS_HAVE_CGROUP_PATH_CHAR */
+
 static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 {
 	struct cgroup *cgrp = ms_cgroup_get_from_id(id);
@@ -483,7 +502,7 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 
 	if (IS_ERR_OR_NULL(cgrp))
 		return -ENOENT;
-	ret = cgroup_path(cgrp, buf, len);
+	ret = ms_cgroup_path(cgrp, buf, len);
 	cgroup_put(cgrp);
 	return ret < 0 ? ret : 0;
 }

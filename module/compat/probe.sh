@@ -24,6 +24,9 @@ has include/linux/shrinker.h 'scan_objects' && echo -DMS_HAVE_SHRINKER_SCAN_OBJE
 # Cgroups live in kernfs from 3.14 (cgroup->kn).
 grep -qsE 'struct kernfs_node[[:space:]]+\*kn;' "$src/include/linux/cgroup-defs.h" "$src/include/linux/cgroup.h" &&
 	echo -DMS_HAVE_CGROUP_KN
+# cgroup_path() returned where in buf the path starts (kernfs_path()) from
+# 3.14 to 4.8; an int before (RHEL 7's cgroupfs) and since.
+has include/linux/cgroup.h 'char \* __must_check cgroup_path\(' && echo -DMS_HAVE_CGROUP_PATH_CHAR
 # The default (v2) hierarchy, and css_set's dfl_cgrp, came in 3.16.
 grep -qsE 'struct cgroup[[:space:]]+\*dfl_cgrp;' "$src/include/linux/cgroup-defs.h" "$src/include/linux/cgroup.h" &&
 	echo -DMS_HAVE_CSS_SET_DFL_CGRP

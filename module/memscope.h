@@ -17,6 +17,12 @@
 
 #define MS_NAME_LEN	64	/* file names, as bpftrace's default str() */
 
+/* Module parameters (main.c). */
+extern unsigned int ms_table_size;
+extern unsigned int ms_ustack_depth;
+#define MS_USTACK_MAX_DEPTH 127
+extern unsigned int ms_ring_size;
+
 /*
  * The file format's version, the `format` line of `version`.  Bumped when a
  * file, column, field or stat changes meaning or goes away; additions (a
@@ -90,6 +96,8 @@ void ms_stats_sum(u64 *out);
 void ms_stats_reset(void);
 unsigned long ms_reset_gen(void);
 void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw);
+void ms_hist_read(enum ms_hist h, struct ms_hist_cpu *out);
+void ms_hist_bounds(int i, u64 *lo, u64 *hi);
 void ms_hist_reset(void);
 extern const char *const ms_stat_names[];
 extern const char *const ms_hist_names[];
@@ -186,6 +194,17 @@ int ms_probes_init(void);
 void ms_probes_exit(void);
 int ms_probe_set(const char *name, bool on);
 void ms_probes_show(struct seq_file *m);
+
+/* A probe as the `probes` file shows it: the state is state + reason. */
+struct ms_probe_state {
+	const char *name;
+	const char *target;
+	const char *state;		/* "attached", "disabled", "unavailable:" */
+	const char *reason;		/* what follows "unavailable:", else "" */
+	u64 hits;
+	u64 missed;
+};
+int ms_probes_for_each(int (*fn)(const struct ms_probe_state *st, void *arg), void *arg);
 unsigned long ms_probe_missed(const struct ms_probe *p);
 unsigned long ms_probe_missed_id(enum ms_probe_id id);
 
@@ -348,6 +367,45 @@ static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
 #endif
 }
 
+/* A snapshot of a table, as a reader sees it (table.c). */
+struct ms_snap {
+	u64 aux;
+	u32 pid;
+	u32 depth;			/* MS_TK_STACK: frames at frames[i * ms_ustack_depth] */
+	u32 i;
+	char name[MS_NAME_LEN];
+	s64 v[MS_TABLE_COLS];
+};
+
+struct ms_table_iter {
+	struct ms_table *t;
+	unsigned int n;
+	unsigned long *frames;		/* MS_TK_STACK: each row's, by ms_snap.i */
+	struct ms_snap snap[];
+};
+
+struct ms_table_iter *ms_table_snapshot(struct ms_table *t);
+void ms_table_iter_free(struct ms_table_iter *it);
+
+/* A row's first field is its pid. */
+static inline bool ms_table_has_pid(const struct ms_table *t)
+{
+	return t->kind == MS_TK_TASK || t->kind == MS_TK_STACK;
+}
+
+/* The numbers after the name: the counters, then a row_hist median. */
+static inline unsigned int ms_table_cols(const struct ms_table *t)
+{
+	return t->ncols + t->row_hist;
+}
+
+/* MS_TK_STACK: a snapshot row's user stack, s->depth frames. */
+static inline const unsigned long *ms_snap_frames(const struct ms_table_iter *it,
+						  const struct ms_snap *s)
+{
+	return &it->frames[s->i * ms_ustack_depth];
+}
+
 int ms_tables_init(void);
 void ms_tables_exit(void);
 void ms_tables_reset(void);
@@ -470,7 +528,10 @@ struct ms_event {
 };
 
 void ms_event_emit(const struct ms_event *ev);
+bool ms_stream_next(u64 *cursor, struct ms_event *ev, u64 *lost);
+u64 ms_stream_head(void);
 const char *ms_compaction_status_name(int status);
+const char *ms_compaction_status_str(int status, char num[12]);
 int ms_events_init(void);
 void ms_events_exit(void);
 void ms_events_reset(void);
@@ -537,10 +598,5 @@ size_t ms_footprint(void);
 void ms_seq_escape(struct seq_file *m, const char *s);
 size_t ms_escape(char *dst, size_t len, const char *src);
 void ms_events_shutdown(void);
-
-extern unsigned int ms_table_size;
-extern unsigned int ms_ustack_depth;
-#define MS_USTACK_MAX_DEPTH 127
-extern unsigned int ms_ring_size;
 
 #endif /* _MEMSCOPE_H */

@@ -566,5 +566,6 @@ static inline void ms_oom_kill_args(struct pt_regs *regs, struct ms_oom_kill_arg
 }
 
 #include "tracepoints.h"
+#include "genl.h"
 
 #endif /* _MEMSCOPE_COMPAT_H */

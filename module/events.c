@@ -47,6 +47,7 @@ static bool ms_events_closing;
 static void ms_events_wake(struct irq_work *w)
 {
 	wake_up_all(&ms_events_wq);
+	ms_genl_kick();
 }
 static struct irq_work ms_wake_work;
 
@@ -124,6 +125,12 @@ void ms_events_exit(void)
 	}
 	vfree(ms_stream.ev);
 	ms_stream.ev = NULL;
+}
+
+/* After this, no wake-up of an event emitted before still runs. */
+void ms_events_sync(void)
+{
+	irq_work_sync(&ms_wake_work);
 }
 
 /* Blocked readers must return before their files can be removed. */

@@ -49,7 +49,7 @@ extern unsigned int ms_ring_size;
 	X(faults_unclassified) X(table_reused) X(reset_count)		\
 	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
 	X(memleak_dropped) X(swapouts) X(swapins_untimed) X(swap_unread) \
-	X(swap_residency_dropped)
+	X(swap_residency_dropped) X(netlink_dropped)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -530,6 +530,7 @@ struct ms_event {
 void ms_event_emit(const struct ms_event *ev);
 bool ms_stream_next(u64 *cursor, struct ms_event *ev, u64 *lost);
 u64 ms_stream_head(void);
+void ms_events_sync(void);
 const char *ms_compaction_status_name(int status);
 const char *ms_compaction_status_str(int status, char num[12]);
 int ms_events_init(void);
@@ -598,5 +599,10 @@ size_t ms_footprint(void);
 void ms_seq_escape(struct seq_file *m, const char *s);
 size_t ms_escape(char *dst, size_t len, const char *src);
 void ms_events_shutdown(void);
+
+/* The generic netlink family (genl.c). */
+int ms_genl_init(void);
+void ms_genl_exit(void);
+void ms_genl_kick(void);
 
 #endif /* _MEMSCOPE_H */

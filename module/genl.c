@@ -13,8 +13,9 @@
  * what it did before, a copy into the stream ring and an irq_work; that
  * irq_work kicks a work item, which reads the ring from its own cursor,
  * builds the messages and multicasts them.  What it could not send (the
- * ring overwritten first, no memory, a listener's full socket) is counted
- * in netlink_dropped; no listener at all is no loss.
+ * ring overwritten first, no memory, the full socket of a listener that
+ * set NETLINK_BROADCAST_ERROR: netlink tells no one else's) is counted in
+ * netlink_dropped; no listener at all is no loss.
  */
 #include <linux/capability.h>
 #include <linux/slab.h>
@@ -485,7 +486,10 @@ static bool ms_genl_send_event(const struct ms_event *ev, int group)
 		goto fail;
 	genlmsg_end(skb, hdr);
 	err = genlmsg_multicast(&ms_genl_family, skb, 0, group, GFP_KERNEL);
-	/* -ESRCH: the last listener left meanwhile, which is no loss. */
+	/*
+	 * -ENOBUFS: a listener that asked with NETLINK_BROADCAST_ERROR had no
+	 * room.  -ESRCH: the last listener left meanwhile, which is no loss.
+	 */
 	return !err || err == -ESRCH;
 fail:
 	nlmsg_free(skb);

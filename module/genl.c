@@ -127,16 +127,27 @@ static int ms_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* A string attribute of two parts, "unavailable:" and its reason. */
+static int ms_nla_put_string2(struct sk_buff *skb, int type, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	struct nlattr *attr = nla_reserve(skb, type, la + lb + 1);
+
+	if (!attr)
+		return -EMSGSIZE;
+	memcpy(nla_data(attr), a, la);
+	memcpy((char *)nla_data(attr) + la, b, lb + 1);
+	return 0;
+}
+
 static int ms_genl_put_probe(const struct ms_probe_state *st, void *arg)
 {
 	struct sk_buff *skb = arg;
 	struct nlattr *nest = nla_nest_start(skb, MEMSCOPE_A_PROBE);
-	char state[MS_NAME_LEN];
 
-	snprintf(state, sizeof(state), "%s%s", st->state, st->reason);
 	if (!nest || nla_put_string(skb, MEMSCOPE_A_NAME, st->name) ||
 	    nla_put_string(skb, MEMSCOPE_A_TARGET, st->target) ||
-	    nla_put_string(skb, MEMSCOPE_A_STATE, state) ||
+	    ms_nla_put_string2(skb, MEMSCOPE_A_STATE, st->state, st->reason) ||
 	    ms_nla_put_u64(skb, MEMSCOPE_A_HITS, st->hits, MEMSCOPE_A_PAD) ||
 	    ms_nla_put_u64(skb, MEMSCOPE_A_MISSED, st->missed, MEMSCOPE_A_PAD))
 		return -EMSGSIZE;

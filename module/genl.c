@@ -18,6 +18,8 @@
  * netlink_dropped; no listener at all is no loss.
  */
 #include <linux/capability.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
@@ -225,10 +227,12 @@ static int ms_genl_get_hist(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * GET_TABLE, a dump: one snapshot at the first call, as one open of the
- * file takes, kept in cb->args[0] until .done; cb->args[1] is the next
- * row, cb->args[2] says the first message (name and header) went out.
- * Each message holds as many rows as fit.
+ * file takes, kept until .done.  cb->args[0] is the snapshot, [1] the next
+ * row, [2] set once a message went out, [3] which kind of snapshot.  Each
+ * message holds as many rows as fit.
  */
+enum { MS_GENL_DUMP_TABLE = 1, MS_GENL_DUMP_LEAK };
+
 static int ms_genl_table_begin(struct netlink_callback *cb)
 {
 	const struct nlattr *a;
@@ -241,33 +245,56 @@ static int ms_genl_table_begin(struct netlink_callback *cb)
 	if (!a || !nla_len(a) || nla_len(a) > MS_NAME_LEN ||
 	    !memchr(nla_data(a), '\0', nla_len(a)))
 		return -EINVAL;
+	if (!strcmp(nla_data(a), "memleak")) {
+		cb->args[3] = MS_GENL_DUMP_LEAK;
+		cb->args[0] = (long)ms_leak_snapshot();
+		return cb->args[0] ? 0 : -ENOMEM;
+	}
 	for (i = 0; i < MS_NR_TABLES; i++) {
 		if (strcmp(ms_tables[i].file, nla_data(a)))
 			continue;
+		cb->args[3] = MS_GENL_DUMP_TABLE;
 		cb->args[0] = (long)ms_table_snapshot(&ms_tables[i]);
 		return cb->args[0] ? 0 : -ENOMEM;
 	}
 	return -ENOENT;
 }
 
-static int ms_genl_put_row(struct sk_buff *skb, const struct ms_table_iter *it,
-			   const struct ms_snap *s)
+/* A row's nest, open, with its pid (if @has_pid), name and columns. */
+static struct nlattr *ms_genl_row_start(struct sk_buff *skb, bool has_pid, u32 pid,
+					const char *name, const u64 *v, unsigned int n)
 {
-	const struct ms_table *t = it->t;
 	struct nlattr *row, *cols;
 	unsigned int c;
 
 	row = nla_nest_start(skb, MEMSCOPE_A_ROW);
-	if (!row || (ms_table_has_pid(t) && nla_put_u32(skb, MEMSCOPE_A_PID, s->pid)) ||
-	    nla_put_string(skb, MEMSCOPE_A_NAME, s->name))
-		return -EMSGSIZE;
+	if (!row || (has_pid && nla_put_u32(skb, MEMSCOPE_A_PID, pid)) ||
+	    nla_put_string(skb, MEMSCOPE_A_NAME, name))
+		return NULL;
 	cols = nla_nest_start(skb, MEMSCOPE_A_COLUMNS);
 	if (!cols)
-		return -EMSGSIZE;
-	for (c = 0; c < ms_table_cols(t); c++)
-		if (ms_nla_put_u64(skb, c + 1, s->v[c], MEMSCOPE_A_PAD))
-			return -EMSGSIZE;
+		return NULL;
+	for (c = 0; c < n; c++)
+		if (ms_nla_put_u64(skb, c + 1, v[c], MEMSCOPE_A_PAD))
+			return NULL;
 	nla_nest_end(skb, cols);
+	return row;
+}
+
+static int ms_genl_put_row(struct sk_buff *skb, const struct ms_table_iter *it,
+			   unsigned int i)
+{
+	const struct ms_snap *s = &it->snap[i];
+	const struct ms_table *t = it->t;
+	u64 v[MS_TABLE_COLS];
+	struct nlattr *row;
+	unsigned int c;
+
+	for (c = 0; c < ms_table_cols(t); c++)
+		v[c] = s->v[c];
+	row = ms_genl_row_start(skb, ms_table_has_pid(t), s->pid, s->name, v, c);
+	if (!row)
+		return -EMSGSIZE;
 	if (t->kind == MS_TK_STACK) {
 		const unsigned long *f = ms_snap_frames(it, s);
 		struct nlattr *a;
@@ -287,10 +314,28 @@ static int ms_genl_put_row(struct sk_buff *skb, const struct ms_table_iter *it,
 	return 0;
 }
 
+static int ms_genl_put_leak_row(struct sk_buff *skb, const struct ms_leak_snap *snap,
+				unsigned int i)
+{
+	char name[KSYM_SYMBOL_LEN];
+	u64 v[MS_LEAK_COLS];
+	struct nlattr *row;
+
+	ms_leak_snap_row(snap, i, name, sizeof(name), v);
+	row = ms_genl_row_start(skb, false, 0, name, v, MS_LEAK_COLS);
+	if (!row)
+		return -EMSGSIZE;
+	nla_nest_end(skb, row);
+	return 0;
+}
+
 static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ms_table_iter *it;
+	const struct ms_table_iter *it = NULL;
+	const struct ms_leak_snap *leak = NULL;
+	const char *name, *header;
 	unsigned long i;
+	unsigned int n;
 	void *hdr;
 	int err;
 
@@ -299,29 +344,40 @@ static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 		if (err)
 			return err;
 	}
-	it = (struct ms_table_iter *)cb->args[0];
+	if (cb->args[3] == MS_GENL_DUMP_LEAK) {
+		leak = (const struct ms_leak_snap *)cb->args[0];
+		n = ms_leak_snap_rows(leak);
+		name = "memleak";
+		header = MS_LEAK_HEADER;
+	} else {
+		it = (const struct ms_table_iter *)cb->args[0];
+		n = it->n;
+		name = it->t->file;
+		header = it->t->header;
+	}
 	i = cb->args[1];
-	if (i >= it->n && cb->args[2])
+	if (i >= n && cb->args[2])
 		return 0;
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &ms_genl_family, NLM_F_MULTI, MEMSCOPE_CMD_GET_TABLE);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_string(skb, MEMSCOPE_A_NAME, it->t->file) ||
-	    nla_put_string(skb, MEMSCOPE_A_HEADER, it->t->header)) {
+	if (nla_put_string(skb, MEMSCOPE_A_NAME, name) ||
+	    nla_put_string(skb, MEMSCOPE_A_HEADER, header)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
-	for (; i < it->n; i++) {
+	for (; i < n; i++) {
 		struct nlattr *mark = (struct nlattr *)skb_tail_pointer(skb);
 
-		if (ms_genl_put_row(skb, it, &it->snap[i])) {
+		err = leak ? ms_genl_put_leak_row(skb, leak, i) : ms_genl_put_row(skb, it, i);
+		if (err) {
 			nlmsg_trim(skb, mark);
 			break;
 		}
 	}
 	/* Not even one row fits an empty message: it never will. */
-	if (i == cb->args[1] && i < it->n) {
+	if (i == cb->args[1] && i < n) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -333,7 +389,10 @@ static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int ms_genl_table_done(struct netlink_callback *cb)
 {
-	ms_table_iter_free((struct ms_table_iter *)cb->args[0]);
+	if (cb->args[3] == MS_GENL_DUMP_LEAK)
+		ms_leak_snap_free((struct ms_leak_snap *)cb->args[0]);
+	else
+		ms_table_iter_free((struct ms_table_iter *)cb->args[0]);
 	cb->args[0] = 0;
 	return 0;
 }

@@ -578,6 +578,15 @@ unsigned int ms_leak_size(void);
 unsigned int ms_leak_sample_rate(void);
 int ms_leak_open(struct file *file);
 int ms_leak_release(struct inode *inode, struct file *file);
+/* memleak's table, a snapshot as the file's (memleak.c). */
+#define MS_LEAK_HEADER "# site allocs bytes oldest_ms"
+#define MS_LEAK_COLS 3
+struct ms_leak_snap;
+struct ms_leak_snap *ms_leak_snapshot(void);
+void ms_leak_snap_free(struct ms_leak_snap *snap);
+unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap);
+void ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
+		      size_t len, u64 v[MS_LEAK_COLS]);
 const char *ms_fault_hook(void);
 int ms_swap_init(void);
 void ms_swap_exit(void);

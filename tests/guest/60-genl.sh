@@ -47,9 +47,12 @@ ev() { grep '^cmd=' "$1" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 ms_load
 # Rows in the tables, enough in faults_by_pid that its dump takes more
-# than one message, and a stack table's frames.
+# than one message, a stack table's frames, and memleak's sites (kept
+# while its probes are off, which costs nothing for the rest).
 echo enable fault_stacks > $D/control || fail "enable fault_stacks"
+echo enable memleak > $D/control || fail "enable memleak"
 "$W/memhog" 16 > /dev/null || fail "memhog"
+echo disable memleak > $D/control || fail "disable memleak"
 "$W/stacker" 30 20 7 5 < /dev/null > /dev/null || fail "stacker"
 "$W/forkmany" 900 2 > /dev/null || fail "forkmany"
 

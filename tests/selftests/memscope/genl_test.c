@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "harness.h"
 #include "nl.h"
@@ -21,7 +22,7 @@ static const char *dir = "/sys/kernel/debug/memscope";
 static const char *const tables[] = {
 	"faults_by_pid", "faults_by_file", "swapins_by_pid", "hugetlb_by_pid", "shrinkers",
 	"faults_by_cgroup", "swapins_by_cgroup", "slab", "faults_by_stack", "brk_by_stack",
-	"swap_residency_by_pid",
+	"swap_residency_by_pid", "memleak",
 };
 
 static const char *const hists[] = {
@@ -284,6 +285,39 @@ TEST(probes_match_file)
 	ASSERT_STREQ(t.s, file);
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * @got and @want line by line, every field equal but a line's last, an
+ * age in ms (memleak's oldest_ms), which may have grown by up to @slack
+ * from the first read to the second.  Fails the test at a difference.
+ */
+static void match_ages(char *got, char *want, long slack)
+{
+	char *g, *w, *gs, *ws;
+
+	for (g = strtok_r(got, "\n", &gs), w = strtok_r(want, "\n", &ws); g && w;
+	     g = strtok_r(NULL, "\n", &gs), w = strtok_r(NULL, "\n", &ws)) {
+		char *ga = strrchr(g, ' '), *wa = strrchr(w, ' ');
+
+		if (*g == '#' || !ga || !wa) {
+			ASSERT_STREQ(g, w);
+			continue;
+		}
+		*ga++ = *wa++ = '\0';
+		ASSERT_STREQ(g, w);
+		ASSERT_GE(atol(wa), atol(ga));
+		ASSERT_GE(atol(ga) + slack, atol(wa));
+	}
+	ASSERT_TRUE(!g && !w);
+}
+
 /*
  * Command @cmd for each of @names, rendered by @fn, against the file
  * @prefix<name>: the rows they had, and the most messages one answer took.
@@ -299,13 +333,19 @@ static long match_files(uint8_t cmd, const char *const *names, size_t n, int dum
 		struct text t = { 0 };
 		char name[128], *file;
 
+		long start = now_ms();
+
 		tprintf(&t, "%s", "");
 		ASSERT_EQ(nl_call(nl, cmd, names[i], dump, fn, &t), 0);
 		snprintf(name, sizeof(name), "%s%s", prefix, names[i]);
 		file = read_file(name);
 		ASSERT_TRUE(file);
 		TH_LOG("%s: %ld rows, %ld messages", names[i], t.rows, t.msgs);
-		ASSERT_STREQ(t.s, file);
+		/* Ages are in jiffies: a tick more than the time between reads. */
+		if (!strcmp(names[i], "memleak"))
+			match_ages(t.s, file, now_ms() - start + 10);
+		else
+			ASSERT_STREQ(t.s, file);
 		rows += t.rows;
 		if (t.msgs > *msgs)
 			*msgs = t.msgs;

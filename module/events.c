@@ -47,6 +47,7 @@ static bool ms_events_closing;
 static void ms_events_wake(struct irq_work *w)
 {
 	wake_up_all(&ms_events_wq);
+	ms_genl_kick();
 }
 static struct irq_work ms_wake_work;
 
@@ -124,6 +125,12 @@ void ms_events_exit(void)
 	}
 	vfree(ms_stream.ev);
 	ms_stream.ev = NULL;
+}
+
+/* After this, no wake-up of an event emitted before still runs. */
+void ms_events_sync(void)
+{
+	irq_work_sync(&ms_wake_work);
 }
 
 /* Blocked readers must return before their files can be removed. */
@@ -239,19 +246,26 @@ static int ms_format_reclaim(char *b, size_t len, const struct ms_reclaim_event 
 		e->time_ns, e->pid, comm, e->latency_ns, e->nr_reclaimed, e->memcg);
 }
 
+/* A compaction's result by name, or by number where the kernel names none. */
+const char *ms_compaction_status_str(int status, char num[12])
+{
+	const char *name = ms_compaction_status_name(status);
+
+	if (name)
+		return name;
+	snprintf(num, 12, "%d", status);
+	return num;
+}
+
 static int ms_format_compaction(char *b, size_t len, const struct ms_compaction_event *e)
 {
-	const char *status = ms_compaction_status_name(e->status);
 	char comm[TASK_COMM_LEN * 4 + 1], num[12];
 
 	ms_escape(comm, sizeof(comm), e->comm);
-	if (!status) {
-		snprintf(num, sizeof(num), "%d", e->status);
-		status = num;
-	}
 	return snprintf(b, len,
 		"time_ns=%llu pid=%d comm=%s latency_ns=%llu status=%s\n",
-		e->time_ns, e->pid, comm, e->latency_ns, status);
+		e->time_ns, e->pid, comm, e->latency_ns,
+		ms_compaction_status_str(e->status, num));
 }
 
 /* Named flag bits, then what is left in hex: "MAP_PRIVATE|MAP_ANONYMOUS". */
@@ -465,15 +479,12 @@ struct ms_reader {
 static int ms_events_open(struct inode *inode, struct file *file)
 {
 	struct ms_reader *rd = ms_self_alloc(kzalloc(sizeof(*rd), GFP_KERNEL));
-	unsigned long flags;
 
 	if (!rd)
 		return -ENOMEM;
 	mutex_init(&rd->lock);
 	/* Like trace_pipe: a new reader starts with what happens next. */
-	raw_spin_lock_irqsave(&ms_stream.lock, flags);
-	rd->cursor = ms_stream.head;
-	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+	rd->cursor = ms_stream_head();
 	file->private_data = rd;
 	return nonseekable_open(inode, file);
 }
@@ -493,27 +504,52 @@ static bool ms_events_pending(struct ms_reader *rd)
 	       READ_ONCE(ms_events_closing);
 }
 
+/*
+ * The stream's next event after *cursor, and the events a ring overwrote
+ * before they were read (*lost); false when there is none.  Each reader
+ * of the stream keeps a cursor: an open `events` file, the netlink sender.
+ */
+bool ms_stream_next(u64 *cursor, struct ms_event *ev, u64 *lost)
+{
+	unsigned long flags;
+
+	*lost = 0;
+	raw_spin_lock_irqsave(&ms_stream.lock, flags);
+	if (*cursor == ms_stream.head) {
+		raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+		return false;
+	}
+	if (ms_stream.head - *cursor > ms_stream.size) {
+		*lost = ms_stream.head - *cursor - ms_stream.size;
+		*cursor = ms_stream.head - ms_stream.size;
+	}
+	*ev = *ms_ring_slot(&ms_stream, *cursor);
+	(*cursor)++;
+	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+	return true;
+}
+
+/* Where a new reader of the stream starts: with what happens next. */
+u64 ms_stream_head(void)
+{
+	unsigned long flags;
+	u64 head;
+
+	raw_spin_lock_irqsave(&ms_stream.lock, flags);
+	head = ms_stream.head;
+	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+	return head;
+}
+
 /* Format the next event into rd->buf; false when there is none. */
 static bool ms_events_next(struct ms_reader *rd)
 {
 	struct ms_event ev;
-	unsigned long flags;
-	u64 lost = 0;
+	u64 lost;
 	int n;
 
-	raw_spin_lock_irqsave(&ms_stream.lock, flags);
-	if (rd->cursor == ms_stream.head) {
-		raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+	if (!ms_stream_next(&rd->cursor, &ev, &lost))
 		return false;
-	}
-	if (ms_stream.head - rd->cursor > ms_stream.size) {
-		lost = ms_stream.head - rd->cursor - ms_stream.size;
-		rd->cursor = ms_stream.head - ms_stream.size;
-	}
-	ev = *ms_ring_slot(&ms_stream, rd->cursor);
-	rd->cursor++;
-	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
-
 	n = 0;
 	if (lost) {
 		ms_stat_add(MS_events_lost, lost);

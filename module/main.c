@@ -104,6 +104,7 @@ static int __init memscope_init(void)
 	err = ms_probes_init();
 	if (err)
 		goto err_fs;
+	ms_genl_init();
 	pr_info("memscope %s loaded, %zu bytes\n", MEMSCOPE_VERSION, ms_footprint());
 	return 0;
 
@@ -121,6 +122,7 @@ err_tables:
 
 static void __exit memscope_exit(void)
 {
+	ms_genl_exit();
 	ms_probes_exit();
 	ms_fs_exit();
 	ms_memleak_exit();

@@ -609,8 +609,8 @@ static unsigned long ms_frames_site(const unsigned long *frames, enum ms_leak_ki
 	return 0;	/* shown as [unknown] */
 }
 
-/* One snapshot per open, as the tables (table.c). */
-static struct ms_leak_snap *ms_leak_snapshot(void)
+/* One snapshot per open or netlink dump, as the tables (table.c). */
+struct ms_leak_snap *ms_leak_snapshot(void)
 {
 	unsigned int total = ms_leak_seg_size * MS_LEAK_SEGS, s, i, n = 0, np = 0, out;
 	struct ms_leak_snap *snap;
@@ -715,19 +715,40 @@ static void ms_leak_stop(struct seq_file *m, void *v)
 {
 }
 
+void ms_leak_snap_free(struct ms_leak_snap *snap)
+{
+	kvfree(snap);
+}
+
+unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap)
+{
+	return snap->n;
+}
+
+/* Row @i as the file shows it: the site's token; allocs, bytes, oldest_ms. */
+void ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
+		      size_t len, u64 v[MS_LEAK_COLS])
+{
+	const struct ms_leak_site *s = &snap->s[i];
+
+	ms_leak_site_name(name, len, s->site);
+	v[0] = s->allocs;
+	v[1] = s->bytes;
+	v[2] = jiffies_to_msecs(snap->now - s->oldest);
+}
+
 static int ms_leak_show(struct seq_file *m, void *v)
 {
 	struct ms_leak_snap *snap = m->private;
-	struct ms_leak_site *s = v;
 	char name[KSYM_SYMBOL_LEN];
+	u64 c[MS_LEAK_COLS];
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "# site allocs bytes oldest_ms\n");
+		seq_printf(m, "%s\n", MS_LEAK_HEADER);
 		return 0;
 	}
-	ms_leak_site_name(name, sizeof(name), s->site);
-	seq_printf(m, "%s %llu %llu %u\n", name, s->allocs, s->bytes,
-		   jiffies_to_msecs(snap->now - s->oldest));
+	ms_leak_snap_row(snap, (struct ms_leak_site *)v - snap->s, name, sizeof(name), c);
+	seq_printf(m, "%s %llu %llu %llu\n", name, c[0], c[1], c[2]);
 	return 0;
 }
 
@@ -747,7 +768,7 @@ int ms_leak_open(struct file *file)
 		return -ENOMEM;
 	err = seq_open(file, &ms_leak_seq_ops);
 	if (err) {
-		kvfree(snap);
+		ms_leak_snap_free(snap);
 		return err;
 	}
 	((struct seq_file *)file->private_data)->private = snap;
@@ -758,6 +779,6 @@ int ms_leak_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
 
-	kvfree(m->private);
+	ms_leak_snap_free(m->private);
 	return seq_release(inode, file);
 }

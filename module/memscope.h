@@ -17,6 +17,12 @@
 
 #define MS_NAME_LEN	64	/* file names, as bpftrace's default str() */
 
+/* Module parameters (main.c). */
+extern unsigned int ms_table_size;
+extern unsigned int ms_ustack_depth;
+#define MS_USTACK_MAX_DEPTH 127
+extern unsigned int ms_ring_size;
+
 /*
  * The file format's version, the `format` line of `version`.  Bumped when a
  * file, column, field or stat changes meaning or goes away; additions (a
@@ -43,7 +49,7 @@
 	X(faults_unclassified) X(table_reused) X(reset_count)		\
 	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
 	X(memleak_dropped) X(swapouts) X(swapins_untimed) X(swap_unread) \
-	X(swap_residency_dropped)
+	X(swap_residency_dropped) X(netlink_dropped)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -90,6 +96,8 @@ void ms_stats_sum(u64 *out);
 void ms_stats_reset(void);
 unsigned long ms_reset_gen(void);
 void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw);
+void ms_hist_read(enum ms_hist h, struct ms_hist_cpu *out);
+void ms_hist_bounds(int i, u64 *lo, u64 *hi);
 void ms_hist_reset(void);
 extern const char *const ms_stat_names[];
 extern const char *const ms_hist_names[];
@@ -175,6 +183,17 @@ int ms_probes_init(void);
 void ms_probes_exit(void);
 int ms_probe_set(const char *name, bool on);
 void ms_probes_show(struct seq_file *m);
+
+/* A probe as the `probes` file shows it: the state is state + reason. */
+struct ms_probe_state {
+	const char *name;
+	const char *target;
+	const char *state;		/* "attached", "disabled", "unavailable:" */
+	const char *reason;		/* what follows "unavailable:", else "" */
+	u64 hits;
+	u64 missed;
+};
+int ms_probes_for_each(int (*fn)(const struct ms_probe_state *st, void *arg), void *arg);
 unsigned long ms_probe_missed(const struct ms_probe *p);
 unsigned long ms_probe_missed_id(enum ms_probe_id id);
 
@@ -336,6 +355,45 @@ static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
 	return row;
 }
 
+/* A snapshot of a table, as a reader sees it (table.c). */
+struct ms_snap {
+	u64 aux;
+	u32 pid;
+	u32 depth;			/* MS_TK_STACK: frames at frames[i * ms_ustack_depth] */
+	u32 i;
+	char name[MS_NAME_LEN];
+	s64 v[MS_TABLE_COLS];
+};
+
+struct ms_table_iter {
+	struct ms_table *t;
+	unsigned int n;
+	unsigned long *frames;		/* MS_TK_STACK: each row's, by ms_snap.i */
+	struct ms_snap snap[];
+};
+
+struct ms_table_iter *ms_table_snapshot(struct ms_table *t);
+void ms_table_iter_free(struct ms_table_iter *it);
+
+/* A row's first field is its pid. */
+static inline bool ms_table_has_pid(const struct ms_table *t)
+{
+	return t->kind == MS_TK_TASK || t->kind == MS_TK_STACK;
+}
+
+/* The numbers after the name: the counters, then a row_hist median. */
+static inline unsigned int ms_table_cols(const struct ms_table *t)
+{
+	return t->ncols + t->row_hist;
+}
+
+/* MS_TK_STACK: a snapshot row's user stack, s->depth frames. */
+static inline const unsigned long *ms_snap_frames(const struct ms_table_iter *it,
+						  const struct ms_snap *s)
+{
+	return &it->frames[s->i * ms_ustack_depth];
+}
+
 int ms_tables_init(void);
 void ms_tables_exit(void);
 void ms_tables_reset(void);
@@ -458,7 +516,11 @@ struct ms_event {
 };
 
 void ms_event_emit(const struct ms_event *ev);
+bool ms_stream_next(u64 *cursor, struct ms_event *ev, u64 *lost);
+u64 ms_stream_head(void);
+void ms_events_sync(void);
 const char *ms_compaction_status_name(int status);
+const char *ms_compaction_status_str(int status, char num[12]);
 int ms_events_init(void);
 void ms_events_exit(void);
 void ms_events_reset(void);
@@ -504,6 +566,15 @@ unsigned int ms_leak_size(void);
 unsigned int ms_leak_sample_rate(void);
 int ms_leak_open(struct file *file);
 int ms_leak_release(struct inode *inode, struct file *file);
+/* memleak's table, a snapshot as the file's (memleak.c). */
+#define MS_LEAK_HEADER "# site allocs bytes oldest_ms"
+#define MS_LEAK_COLS 3
+struct ms_leak_snap;
+struct ms_leak_snap *ms_leak_snapshot(void);
+void ms_leak_snap_free(struct ms_leak_snap *snap);
+unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap);
+void ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
+		      size_t len, u64 v[MS_LEAK_COLS]);
 const char *ms_fault_hook(void);
 int ms_swap_init(void);
 void ms_swap_exit(void);
@@ -526,9 +597,9 @@ void ms_seq_escape(struct seq_file *m, const char *s);
 size_t ms_escape(char *dst, size_t len, const char *src);
 void ms_events_shutdown(void);
 
-extern unsigned int ms_table_size;
-extern unsigned int ms_ustack_depth;
-#define MS_USTACK_MAX_DEPTH 127
-extern unsigned int ms_ring_size;
+/* The generic netlink family (genl.c). */
+int ms_genl_init(void);
+void ms_genl_exit(void);
+void ms_genl_kick(void);
 
 #endif /* _MEMSCOPE_H */

@@ -332,30 +332,46 @@ unsigned long ms_probe_missed(const struct ms_probe *p)
 	return p->missed_before + now;
 }
 
-void ms_probes_show(struct seq_file *m)
+/*
+ * Call @fn for each probe, in the `probes` file's order, under the probe
+ * lock; stop at its first nonzero return and return that.
+ */
+int ms_probes_for_each(int (*fn)(const struct ms_probe_state *st, void *arg), void *arg)
 {
-	int i, cpu;
+	int i, cpu, err = 0;
 
-	seq_puts(m, "# name target state hits missed\n");
 	mutex_lock(&ms_probe_lock);
-	for (i = 0; i < MS_NR_PROBES; i++) {
+	for (i = 0; i < MS_NR_PROBES && !err; i++) {
 		struct ms_probe *p = ms_probes[i];
-		unsigned long hits = 0;
+		struct ms_probe_state st;
 
 		if (!p)
 			continue;
+		st.name = p->name;
+		st.target = p->target ? p->target : p->targets[0];
+		st.state = p->attached ? "attached" : p->reason ? "unavailable:" : "disabled";
+		st.reason = p->attached || !p->reason ? "" : p->reason;
+		st.hits = 0;
 		for_each_possible_cpu(cpu)
-			hits += per_cpu_ptr(&ms_probe_hits, cpu)->hits[i];
-		seq_printf(m, "%s %s ", p->name, p->target ? p->target : p->targets[0]);
-		if (p->attached)
-			seq_puts(m, "attached");
-		else if (p->reason)
-			seq_printf(m, "unavailable:%s", p->reason);
-		else
-			seq_puts(m, "disabled");
-		seq_printf(m, " %lu %lu\n", hits, ms_probe_missed(p));
+			st.hits += per_cpu_ptr(&ms_probe_hits, cpu)->hits[i];
+		st.missed = ms_probe_missed(p);
+		err = fn(&st, arg);
 	}
 	mutex_unlock(&ms_probe_lock);
+	return err;
+}
+
+static int ms_probe_show(const struct ms_probe_state *st, void *m)
+{
+	seq_printf(m, "%s %s %s%s %llu %llu\n", st->name, st->target, st->state, st->reason,
+		   st->hits, st->missed);
+	return 0;
+}
+
+void ms_probes_show(struct seq_file *m)
+{
+	seq_puts(m, "# name target state hits missed\n");
+	ms_probes_for_each(ms_probe_show, m);
 }
 
 /* Misses of probe @id so far, never decreasing across enable and disable. */

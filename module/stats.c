@@ -110,6 +110,26 @@ void ms_hist_reset(void)
 	mutex_unlock(&ms_baseline_lock);
 }
 
+/* Histogram @h since the last reset; for both the files and netlink. */
+void ms_hist_read(enum ms_hist h, struct ms_hist_cpu *out)
+{
+	int i;
+
+	mutex_lock(&ms_baseline_lock);
+	ms_hist_raw(h, out);
+	for (i = 0; i < MS_HIST_BUCKETS; i++)
+		out->bucket[i] -= ms_hist_base[h].bucket[i];
+	out->sum -= ms_hist_base[h].sum;
+	mutex_unlock(&ms_baseline_lock);
+}
+
+/* Bucket @i's inclusive bounds: [0], [1], then [2^(i-1), 2^i - 1]. */
+void ms_hist_bounds(int i, u64 *lo, u64 *hi)
+{
+	*lo = i < 2 ? i : 1ULL << (i - 1);
+	*hi = i < 2 ? i : i == 64 ? U64_MAX : (1ULL << i) - 1;
+}
+
 /* bpftrace's bucket labels: powers of 1024 get K, M, G, T, P, E suffixes. */
 static void ms_hist_label(char *buf, size_t len, u64 v)
 {
@@ -166,9 +186,9 @@ static void ms_hist_show_raw(struct seq_file *m, const struct ms_hist_cpu *cur)
 
 	seq_puts(m, "# lo hi count\n");
 	for (i = 0; i < MS_HIST_BUCKETS; i++) {
-		u64 lo = i < 2 ? i : 1ULL << (i - 1);
-		u64 hi = i < 2 ? i : i == 64 ? U64_MAX : (1ULL << i) - 1;
+		u64 lo, hi;
 
+		ms_hist_bounds(i, &lo, &hi);
 		if (cur->bucket[i])
 			seq_printf(m, "%llu %llu %llu\n", lo, hi, cur->bucket[i]);
 	}
@@ -185,13 +205,7 @@ void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw)
 		seq_puts(m, "# error: out of memory\n");
 		return;
 	}
-	mutex_lock(&ms_baseline_lock);
-	ms_hist_raw(h, cur);
-	for (i = 0; i < MS_HIST_BUCKETS; i++)
-		cur->bucket[i] -= ms_hist_base[h].bucket[i];
-	cur->sum -= ms_hist_base[h].sum;
-	mutex_unlock(&ms_baseline_lock);
-
+	ms_hist_read(h, cur);
 	for (i = 0; i < MS_HIST_BUCKETS; i++) {
 		count += cur->bucket[i];
 		if (cur->bucket[i]) {

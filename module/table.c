@@ -125,7 +125,7 @@ static bool ms_row_stale(struct ms_table *t, struct ms_row *row)
 {
 	u64 seen = READ_ONCE(row->seen);
 
-	if ((t->kind == MS_TK_TASK || t->kind == MS_TK_STACK) && ms_task_gone(row))
+	if (ms_table_has_pid(t) && ms_task_gone(row))
 		return true;
 	/* A reader saw its count, and it has not moved since. */
 	return seen && (u64)ms_row_col0(t, row) + 1 == seen;
@@ -371,22 +371,6 @@ void ms_tables_reset(void)
 	}
 }
 
-struct ms_snap {
-	u64 aux;
-	u32 pid;
-	u32 depth;			/* MS_TK_STACK: frames at frames[i * ms_ustack_depth] */
-	u32 i;
-	char name[MS_NAME_LEN];
-	s64 v[MS_TABLE_COLS];
-};
-
-struct ms_table_iter {
-	struct ms_table *t;
-	unsigned int n;
-	unsigned long *frames;		/* MS_TK_STACK: each row's, by ms_snap.i */
-	struct ms_snap snap[];
-};
-
 /*
  * The median of a row's log2 histogram: the lower bound of the bucket that
  * holds it (bucket b holds [2^(b-1), 2^b), as in hist/), so the median is
@@ -474,8 +458,12 @@ static unsigned int ms_snap_merge(struct ms_snap *snap, unsigned int n, unsigned
 	return out;
 }
 
-/* noinline: 19-table-snapshot counts its calls with a kprobe event. */
-static noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
+/*
+ * A table's rows as readers see them, sorted, largest first: for the
+ * files and the netlink dump alike.  Process context.
+ * noinline: 19-table-snapshot counts its calls with a kprobe event.
+ */
+noinline struct ms_table_iter *ms_table_snapshot(struct ms_table *t)
 {
 	struct ms_table_iter *it;
 	unsigned int i, n = 0, c;
@@ -567,13 +555,13 @@ static int ms_table_seq_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s\n", t->header);
 		return 0;
 	}
-	if (t->kind == MS_TK_TASK || t->kind == MS_TK_STACK)
+	if (ms_table_has_pid(t))
 		seq_printf(m, "%u ", s->pid);
 	ms_seq_escape(m, s->name);
-	for (c = 0; c < t->ncols + t->row_hist; c++)
+	for (c = 0; c < ms_table_cols(t); c++)
 		seq_printf(m, " %lld", s->v[c]);
 	if (t->kind == MS_TK_STACK) {
-		const unsigned long *f = &it->frames[s->i * ms_ustack_depth];
+		const unsigned long *f = ms_snap_frames(it, s);
 
 		/* Innermost first, user addresses: never a kernel one. */
 		seq_printf(m, " %u %s", s->depth, s->depth ? "" : "-");
@@ -591,7 +579,7 @@ const struct seq_operations ms_table_seq_ops = {
 	.show = ms_table_seq_show,
 };
 
-static void ms_table_iter_free(struct ms_table_iter *it)
+void ms_table_iter_free(struct ms_table_iter *it)
 {
 	if (it)
 		kvfree(it->frames);

@@ -583,6 +583,7 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #endif /* CONFIG_MEMCG */
 
 #include "tracepoints.h"
+#include "genl.h"
 
 /*
  * The user stack walk (ustack.c): the frame pointer of the saved user

@@ -90,6 +90,22 @@ grep -sA2 'void syscall_get_arguments(' "$src/include/asm-generic/syscall.h" |
 # stack_trace_save() came in 5.2; save_stack_trace() before.
 has include/linux/stacktrace.h 'unsigned int stack_trace_save\(' && echo -DMS_HAVE_STACK_TRACE_SAVE
 
+# Generic netlink (genl.c, compat/genl.h).
+# [4.4, 4.10): ops and groups are given at registration (RHEL 7 has the later form).
+has include/net/genetlink.h '_genl_register_family_with_ops_grps\(' &&
+	echo -DMS_HAVE_GENL_REGISTER_WITH_OPS
+# The attribute policy is the family's from 5.2 (and in RHEL 8); before, each op's.
+grep -sA30 'struct genl_family {' "$src/include/net/genetlink.h" |
+	sed '/^};/q' | grep -q 'nla_policy \*policy;' && echo -DMS_HAVE_GENL_FAMILY_POLICY
+# Multicast groups that need CAP_SYS_ADMIN: a cap_sys_admin bit [5.4.y, 6.8)
+# (backported to stable), GENL_MCAST_CAP_SYS_ADMIN after (a macro: compat/genl.h
+# tests it), and before both, the family's mcast_bind() [3.18, 5.x].
+has include/net/genetlink.h 'u8[[:space:]]+cap_sys_admin:1;' && echo -DMS_HAVE_GENL_MCGRP_CAP_SYS_ADMIN
+has include/net/genetlink.h '\(\*mcast_bind\)\(struct net \*net, int group\);' &&
+	echo -DMS_HAVE_GENL_MCAST_BIND
+# nla_put_u64_64bit() came in 4.7 (and in RHEL 7).
+has include/net/netlink.h 'int nla_put_u64_64bit\(' && echo -DMS_HAVE_NLA_PUT_U64_64BIT
+
 # Tracepoint prototypes that changed.
 # kmem (memleak.c, NOTES.md): 6.1 made kmem_cache_alloc its own event that
 # passes the cache (and merged the _node twins); 5.19 added the cache to the

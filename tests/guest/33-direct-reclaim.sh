@@ -39,11 +39,8 @@ wait $h2 || fail "memhog 2 failed: $(cat /tmp/hog2.out)"
 # Reclaim can still end after the hogs exit (once it was the events
 # reader's own, on 6.12-rt: one event more than the count read here):
 # read the counts once they have stopped moving.
-c1=$(ms_stat direct_reclaim_count) t=0
-while sleep 1; c=$(ms_stat direct_reclaim_count); [ "$c" != "$c1" ]; do
-	c1=$c t=$((t + 1))
-	[ $t -lt 30 ] || fail "direct_reclaim_count still moving 30 s after the hogs exited"
-done
+c1=$(ms_stat_settled direct_reclaim_count 30) ||
+	fail "direct_reclaim_count still moving 30 s after the hogs exited"
 a1=$(vmstat_sum allocstall)
 kill $reader; wait $reader 2>/dev/null
 reader=

@@ -41,6 +41,16 @@ nlines() {
 }
 # ms_stat KEY: a counter from the stats file.
 ms_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) exit 1 }' $D/stats; }
+# ms_stat_settled KEY SECONDS: KEY's value once it has not moved for a
+# second; fails (returns 1) if it is still moving after SECONDS.
+ms_stat_settled() {
+	_v=$(ms_stat "$1") _t=0
+	while sleep 1; _c=$(ms_stat "$1"); [ "$_c" != "$_v" ]; do
+		_v=$_c _t=$((_t + 1))
+		[ $_t -lt "$2" ] || return 1
+	done
+	echo "$_v"
+}
 # vmstat KEY: a counter from /proc/vmstat (0 if absent).
 vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
 # oom_kills_truth: the kernel's own count of OOM kills, /proc/vmstat

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family `memscope`: a second door to the data the
+ * files show, and the events stream as multicast groups.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * Commands read through the same code as the files (ms_stats_sum(),
+ * ms_probes_for_each(), ms_table_snapshot(), ms_hist_read()) and change
+ * state through the same calls as `control`.  Every command and every group
+ * needs CAP_SYS_ADMIN: the files are root's alone, and so is this door.
+ *
+ * Events reach the groups from process context only.  Probe context does
+ * what it did before, a copy into the stream ring and an irq_work; that
+ * irq_work kicks a work item, which reads the ring from its own cursor,
+ * builds the messages and multicasts them.  What it could not send (the
+ * ring overwritten first, no memory, the full socket of a listener that
+ * set NETLINK_BROADCAST_ERROR: netlink tells no one else's) is counted in
+ * netlink_dropped; no listener at all is no loss.
+ */
+#include <linux/capability.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+
+#include "memscope.h"
+#include "uapi/memscope_genl.h"
+
+/* Replies grow to this before a command gives up with -EMSGSIZE. */
+#define MS_GENL_REPLY_MAX (64 * 1024)
+
+static const struct nla_policy ms_genl_policy[MEMSCOPE_A_MAX + 1] = {
+	[MEMSCOPE_A_NAME] = { .type = NLA_NUL_STRING, .len = MS_NAME_LEN - 1 },
+};
+
+enum ms_genl_group {
+	MS_GENL_OOM,
+	MS_GENL_RECLAIM,
+	MS_GENL_COMPACTION,
+	MS_GENL_MEMLEAK,
+};
+
+static const struct genl_multicast_group ms_genl_groups[] = {
+	[MS_GENL_OOM] = { .name = MEMSCOPE_MCGRP_OOM, MS_GENL_MCGRP_ADMIN },
+	[MS_GENL_RECLAIM] = { .name = MEMSCOPE_MCGRP_RECLAIM, MS_GENL_MCGRP_ADMIN },
+	[MS_GENL_COMPACTION] = { .name = MEMSCOPE_MCGRP_COMPACTION, MS_GENL_MCGRP_ADMIN },
+	/* Reserved: memleak has no events yet. */
+	[MS_GENL_MEMLEAK] = { .name = MEMSCOPE_MCGRP_MEMLEAK, MS_GENL_MCGRP_ADMIN },
+};
+
+static struct genl_family ms_genl_family;
+
+/*
+ * GENL_ADMIN_PERM lets the core refuse a caller without CAP_NET_ADMIN;
+ * what the module itself asks for is CAP_SYS_ADMIN, of the socket's opener.
+ */
+static bool ms_genl_allowed(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/*
+ * A reply built by @fill, in a buffer that doubles until it fits: a
+ * reply's size depends on names the module learns at run time.
+ */
+static int ms_genl_reply(struct genl_info *info, u8 cmd,
+			 int (*fill)(struct sk_buff *skb, void *arg), void *arg)
+{
+	size_t size = NLMSG_GOODSIZE;
+	struct sk_buff *skb;
+	void *hdr;
+	int err;
+
+	for (;;) {
+		skb = genlmsg_new(size, GFP_KERNEL);
+		if (!skb)
+			return -ENOMEM;
+		hdr = genlmsg_put_reply(skb, info, &ms_genl_family, 0, cmd);
+		err = hdr ? fill(skb, arg) : -EMSGSIZE;
+		if (!err) {
+			genlmsg_end(skb, hdr);
+			return genlmsg_reply(skb, info);
+		}
+		nlmsg_free(skb);
+		if (err != -EMSGSIZE || size >= MS_GENL_REPLY_MAX)
+			return err;
+		size *= 2;
+	}
+}
+
+/* The request's name, or NULL; the policy made it a bounded C string. */
+static const char *ms_genl_name(struct genl_info *info)
+{
+	const struct nlattr *a = info->attrs[MEMSCOPE_A_NAME];
+
+	return a ? nla_data(a) : NULL;
+}
+
+static int ms_genl_fill_stats(struct sk_buff *skb, void *arg)
+{
+	const u64 *v = arg;
+	struct nlattr *nest;
+	int i;
+
+	for (i = 0; i < MS_NR_STATS; i++) {
+		nest = nla_nest_start(skb, MEMSCOPE_A_STAT);
+		if (!nest || nla_put_string(skb, MEMSCOPE_A_NAME, ms_stat_names[i]) ||
+		    ms_nla_put_u64(skb, MEMSCOPE_A_VALUE, v[i], MEMSCOPE_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static int ms_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 *v;
+	int err;
+
+	if (!ms_genl_allowed(skb))
+		return -EPERM;
+	v = kmalloc_array(MS_NR_STATS, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	ms_stats_sum(v);
+	err = ms_genl_reply(info, MEMSCOPE_CMD_GET_STATS, ms_genl_fill_stats, v);
+	kfree(v);
+	return err;
+}
+
+/* A string attribute of two parts, "unavailable:" and its reason. */
+static int ms_nla_put_string2(struct sk_buff *skb, int type, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	struct nlattr *attr = nla_reserve(skb, type, la + lb + 1);
+
+	if (!attr)
+		return -EMSGSIZE;
+	memcpy(nla_data(attr), a, la);
+	memcpy((char *)nla_data(attr) + la, b, lb + 1);
+	return 0;
+}
+
+static int ms_genl_put_probe(const struct ms_probe_state *st, void *arg)
+{
+	struct sk_buff *skb = arg;
+	struct nlattr *nest = nla_nest_start(skb, MEMSCOPE_A_PROBE);
+
+	if (!nest || nla_put_string(skb, MEMSCOPE_A_NAME, st->name) ||
+	    nla_put_string(skb, MEMSCOPE_A_TARGET, st->target) ||
+	    ms_nla_put_string2(skb, MEMSCOPE_A_STATE, st->state, st->reason) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_HITS, st->hits, MEMSCOPE_A_PAD) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_MISSED, st->missed, MEMSCOPE_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int ms_genl_fill_probes(struct sk_buff *skb, void *arg)
+{
+	return ms_probes_for_each(ms_genl_put_probe, skb);
+}
+
+static int ms_genl_get_probes(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!ms_genl_allowed(skb))
+		return -EPERM;
+	return ms_genl_reply(info, MEMSCOPE_CMD_GET_PROBES, ms_genl_fill_probes, NULL);
+}
+
+struct ms_genl_hist {
+	enum ms_hist h;
+	struct ms_hist_cpu cur;
+};
+
+static int ms_genl_fill_hist(struct sk_buff *skb, void *arg)
+{
+	const struct ms_genl_hist *gh = arg;
+	struct nlattr *nest;
+	u64 count = 0, lo, hi;
+	int i;
+
+	for (i = 0; i < MS_HIST_BUCKETS; i++)
+		count += gh->cur.bucket[i];
+	if (nla_put_string(skb, MEMSCOPE_A_NAME, ms_hist_names[gh->h]) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_COUNT, count, MEMSCOPE_A_PAD) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_SUM, gh->cur.sum, MEMSCOPE_A_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < MS_HIST_BUCKETS; i++) {
+		if (!gh->cur.bucket[i])
+			continue;
+		ms_hist_bounds(i, &lo, &hi);
+		nest = nla_nest_start(skb, MEMSCOPE_A_BUCKET);
+		if (!nest || ms_nla_put_u64(skb, MEMSCOPE_A_LO, lo, MEMSCOPE_A_PAD) ||
+		    ms_nla_put_u64(skb, MEMSCOPE_A_HI, hi, MEMSCOPE_A_PAD) ||
+		    ms_nla_put_u64(skb, MEMSCOPE_A_COUNT, gh->cur.bucket[i], MEMSCOPE_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static int ms_genl_get_hist(struct sk_buff *skb, struct genl_info *info)
+{
+	const char *name = ms_genl_name(info);
+	struct ms_genl_hist *gh;
+	int h, err;
+
+	if (!ms_genl_allowed(skb))
+		return -EPERM;
+	if (!name)
+		return -EINVAL;
+	for (h = 0; h < MS_NR_HISTS && strcmp(ms_hist_names[h], name); h++)
+		;
+	if (h == MS_NR_HISTS)
+		return -ENOENT;
+	gh = ms_self_alloc(kmalloc(sizeof(*gh), GFP_KERNEL));
+	if (!gh)
+		return -ENOMEM;
+	gh->h = h;
+	ms_hist_read(h, &gh->cur);
+	err = ms_genl_reply(info, MEMSCOPE_CMD_GET_HIST, ms_genl_fill_hist, gh);
+	kfree(gh);
+	return err;
+}
+
+/*
+ * GET_TABLE, a dump: one snapshot at the first call, as one open of the
+ * file takes, kept until .done.  cb->args[0] is the snapshot, [1] the next
+ * row, [2] set once a message went out, [3] which kind of snapshot.  Each
+ * message holds as many rows as fit.
+ */
+enum { MS_GENL_DUMP_TABLE = 1, MS_GENL_DUMP_LEAK };
+
+static int ms_genl_table_begin(struct netlink_callback *cb)
+{
+	const struct nlattr *a;
+	int i;
+
+	if (!ms_genl_allowed(cb->skb))
+		return -EPERM;
+	/* Before 5.2 the core does not validate a dump's attributes. */
+	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, MEMSCOPE_A_NAME);
+	if (!a || !nla_len(a) || nla_len(a) > MS_NAME_LEN ||
+	    !memchr(nla_data(a), '\0', nla_len(a)))
+		return -EINVAL;
+	if (!strcmp(nla_data(a), "memleak")) {
+		cb->args[3] = MS_GENL_DUMP_LEAK;
+		cb->args[0] = (long)ms_leak_snapshot();
+		return cb->args[0] ? 0 : -ENOMEM;
+	}
+	for (i = 0; i < MS_NR_TABLES; i++) {
+		if (strcmp(ms_tables[i].file, nla_data(a)))
+			continue;
+		cb->args[3] = MS_GENL_DUMP_TABLE;
+		cb->args[0] = (long)ms_table_snapshot(&ms_tables[i]);
+		return cb->args[0] ? 0 : -ENOMEM;
+	}
+	return -ENOENT;
+}
+
+/* A row's nest, open, with its pid (if @has_pid), name and columns. */
+static struct nlattr *ms_genl_row_start(struct sk_buff *skb, bool has_pid, u32 pid,
+					const char *name, const u64 *v, unsigned int n)
+{
+	struct nlattr *row, *cols;
+	unsigned int c;
+
+	row = nla_nest_start(skb, MEMSCOPE_A_ROW);
+	if (!row || (has_pid && nla_put_u32(skb, MEMSCOPE_A_PID, pid)) ||
+	    nla_put_string(skb, MEMSCOPE_A_NAME, name))
+		return NULL;
+	cols = nla_nest_start(skb, MEMSCOPE_A_COLUMNS);
+	if (!cols)
+		return NULL;
+	for (c = 0; c < n; c++)
+		if (ms_nla_put_u64(skb, c + 1, v[c], MEMSCOPE_A_PAD))
+			return NULL;
+	nla_nest_end(skb, cols);
+	return row;
+}
+
+static int ms_genl_put_row(struct sk_buff *skb, const struct ms_table_iter *it,
+			   unsigned int i)
+{
+	const struct ms_snap *s = &it->snap[i];
+	const struct ms_table *t = it->t;
+	u64 v[MS_TABLE_COLS];
+	struct nlattr *row;
+	unsigned int c;
+
+	for (c = 0; c < ms_table_cols(t); c++)
+		v[c] = s->v[c];
+	row = ms_genl_row_start(skb, ms_table_has_pid(t), s->pid, s->name, v, c);
+	if (!row)
+		return -EMSGSIZE;
+	if (t->kind == MS_TK_STACK) {
+		const unsigned long *f = ms_snap_frames(it, s);
+		struct nlattr *a;
+		u64 *frames;
+
+		if (nla_put_u32(skb, MEMSCOPE_A_DEPTH, s->depth))
+			return -EMSGSIZE;
+		/* User addresses only, as in the file; u64 whatever the kernel's word. */
+		a = nla_reserve(skb, MEMSCOPE_A_FRAMES, s->depth * sizeof(u64));
+		if (!a)
+			return -EMSGSIZE;
+		frames = nla_data(a);
+		for (c = 0; c < s->depth; c++)
+			frames[c] = f[c];
+	}
+	nla_nest_end(skb, row);
+	return 0;
+}
+
+static int ms_genl_put_leak_row(struct sk_buff *skb, const struct ms_leak_snap *snap,
+				unsigned int i)
+{
+	char name[KSYM_SYMBOL_LEN];
+	u64 v[MS_LEAK_COLS];
+	struct nlattr *row;
+
+	ms_leak_snap_row(snap, i, name, sizeof(name), v);
+	row = ms_genl_row_start(skb, false, 0, name, v, MS_LEAK_COLS);
+	if (!row)
+		return -EMSGSIZE;
+	nla_nest_end(skb, row);
+	return 0;
+}
+
+static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct ms_table_iter *it = NULL;
+	const struct ms_leak_snap *leak = NULL;
+	const char *name, *header;
+	unsigned long i;
+	unsigned int n;
+	void *hdr;
+	int err;
+
+	if (!cb->args[0]) {
+		err = ms_genl_table_begin(cb);
+		if (err)
+			return err;
+	}
+	if (cb->args[3] == MS_GENL_DUMP_LEAK) {
+		leak = (const struct ms_leak_snap *)cb->args[0];
+		n = ms_leak_snap_rows(leak);
+		name = "memleak";
+		header = MS_LEAK_HEADER;
+	} else {
+		it = (const struct ms_table_iter *)cb->args[0];
+		n = it->n;
+		name = it->t->file;
+		header = it->t->header;
+	}
+	i = cb->args[1];
+	if (i >= n && cb->args[2])
+		return 0;
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &ms_genl_family, NLM_F_MULTI, MEMSCOPE_CMD_GET_TABLE);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, MEMSCOPE_A_NAME, name) ||
+	    nla_put_string(skb, MEMSCOPE_A_HEADER, header)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	for (; i < n; i++) {
+		struct nlattr *mark = (struct nlattr *)skb_tail_pointer(skb);
+
+		err = leak ? ms_genl_put_leak_row(skb, leak, i) : ms_genl_put_row(skb, it, i);
+		if (err) {
+			nlmsg_trim(skb, mark);
+			break;
+		}
+	}
+	/* Not even one row fits an empty message: it never will. */
+	if (i == cb->args[1] && i < n) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	cb->args[1] = i;
+	cb->args[2] = 1;
+	return skb->len;
+}
+
+static int ms_genl_table_done(struct netlink_callback *cb)
+{
+	if (cb->args[3] == MS_GENL_DUMP_LEAK)
+		ms_leak_snap_free((struct ms_leak_snap *)cb->args[0]);
+	else
+		ms_table_iter_free((struct ms_table_iter *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
+static int ms_genl_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!ms_genl_allowed(skb))
+		return -EPERM;
+	ms_reset_all();
+	return 0;
+}
+
+static int ms_genl_set_probe(struct sk_buff *skb, struct genl_info *info, bool on)
+{
+	const char *name = ms_genl_name(info);
+
+	if (!ms_genl_allowed(skb))
+		return -EPERM;
+	return name ? ms_probe_set(name, on) : -EINVAL;
+}
+
+static int ms_genl_enable(struct sk_buff *skb, struct genl_info *info)
+{
+	return ms_genl_set_probe(skb, info, true);
+}
+
+static int ms_genl_disable(struct sk_buff *skb, struct genl_info *info)
+{
+	return ms_genl_set_probe(skb, info, false);
+}
+
+#define MS_GENL_OP(c, ...) {						\
+	.cmd = MEMSCOPE_CMD_##c, .flags = GENL_ADMIN_PERM,		\
+	MS_GENL_OP_POLICY(ms_genl_policy) __VA_ARGS__ }
+
+static const struct genl_ops ms_genl_ops[] = {
+	MS_GENL_OP(GET_STATS, .doit = ms_genl_get_stats),
+	MS_GENL_OP(GET_PROBES, .doit = ms_genl_get_probes),
+	MS_GENL_OP(GET_TABLE, .dumpit = ms_genl_get_table, .done = ms_genl_table_done),
+	MS_GENL_OP(GET_HIST, .doit = ms_genl_get_hist),
+	MS_GENL_OP(RESET, .doit = ms_genl_reset),
+	MS_GENL_OP(ENABLE, .doit = ms_genl_enable),
+	MS_GENL_OP(DISABLE, .doit = ms_genl_disable),
+};
+
+static struct genl_family ms_genl_family = {
+	.name = MEMSCOPE_GENL_NAME,
+	.version = MEMSCOPE_GENL_VERSION,
+	.maxattr = MEMSCOPE_A_MAX,
+	MS_GENL_FAMILY_POLICY(ms_genl_policy)
+	MS_GENL_FAMILY_MCAST_ADMIN
+	.module = THIS_MODULE,
+	.ops = ms_genl_ops,
+	.n_ops = ARRAY_SIZE(ms_genl_ops),
+	.mcgrps = ms_genl_groups,
+	/* No groups where the kernel cannot keep them to CAP_SYS_ADMIN. */
+	.n_mcgrps = MS_GENL_MCAST_ADMIN_ONLY ? ARRAY_SIZE(ms_genl_groups) : 0,
+};
+
+/* ---- events ------------------------------------------------------------ */
+
+static bool ms_genl_registered;
+static bool ms_genl_live;		/* the sender may run */
+static u64 ms_genl_cursor;		/* the sender's place in the stream */
+
+static int ms_genl_event_group(const struct ms_event *ev)
+{
+	switch (ev->type) {
+	case MS_EV_OOM:
+		return MS_GENL_OOM;
+	case MS_EV_DIRECT_RECLAIM:
+		return MS_GENL_RECLAIM;
+	case MS_EV_COMPACTION:
+		return MS_GENL_COMPACTION;
+	default:
+		return -1;
+	}
+}
+
+static int ms_genl_put_oom(struct sk_buff *skb, const struct ms_oom_event *e)
+{
+	if (ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, e->time_ns, MEMSCOPE_A_PAD) ||
+	    nla_put_u32(skb, MEMSCOPE_A_TRIGGER_PID, e->trigger_pid) ||
+	    nla_put_string(skb, MEMSCOPE_A_TRIGGER_COMM, e->trigger_comm) ||
+	    nla_put_u32(skb, MEMSCOPE_A_VICTIM_PID, e->victim_pid) ||
+	    nla_put_string(skb, MEMSCOPE_A_VICTIM_COMM, e->victim_comm) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_PAGES, e->pages, MEMSCOPE_A_PAD) ||
+	    nla_put_u32(skb, MEMSCOPE_A_OOM_SCORE_ADJ, e->oom_score_adj) ||
+	    nla_put_u32(skb, MEMSCOPE_A_ORDER, e->order) ||
+	    nla_put_u32(skb, MEMSCOPE_A_GFP_MASK, e->gfp_mask))
+		return -EMSGSIZE;
+	if (e->anon_rss_kb >= 0 &&
+	    (ms_nla_put_u64(skb, MEMSCOPE_A_ANON_RSS_KB, e->anon_rss_kb, MEMSCOPE_A_PAD) ||
+	     ms_nla_put_u64(skb, MEMSCOPE_A_FILE_RSS_KB, e->file_rss_kb, MEMSCOPE_A_PAD)))
+		return -EMSGSIZE;
+	if (e->shmem_rss_kb >= 0 &&
+	    ms_nla_put_u64(skb, MEMSCOPE_A_SHMEM_RSS_KB, e->shmem_rss_kb, MEMSCOPE_A_PAD))
+		return -EMSGSIZE;
+	if (e->memcg[0] && nla_put_string(skb, MEMSCOPE_A_MEMCG, e->memcg))
+		return -EMSGSIZE;
+	if (e->confirmed && nla_put_flag(skb, MEMSCOPE_A_CONFIRMED))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ms_genl_put_reclaim(struct sk_buff *skb, const struct ms_reclaim_event *e)
+{
+	if (ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, e->time_ns, MEMSCOPE_A_PAD) ||
+	    nla_put_u32(skb, MEMSCOPE_A_PID, e->pid) ||
+	    nla_put_string(skb, MEMSCOPE_A_COMM, e->comm) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_LATENCY_NS, e->latency_ns, MEMSCOPE_A_PAD) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_NR_RECLAIMED, e->nr_reclaimed, MEMSCOPE_A_PAD) ||
+	    (e->memcg && nla_put_flag(skb, MEMSCOPE_A_MEMCG_RECLAIM)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ms_genl_put_compaction(struct sk_buff *skb, const struct ms_compaction_event *e)
+{
+	char num[12];
+
+	if (ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, e->time_ns, MEMSCOPE_A_PAD) ||
+	    nla_put_u32(skb, MEMSCOPE_A_PID, e->pid) ||
+	    nla_put_string(skb, MEMSCOPE_A_COMM, e->comm) ||
+	    ms_nla_put_u64(skb, MEMSCOPE_A_LATENCY_NS, e->latency_ns, MEMSCOPE_A_PAD) ||
+	    nla_put_string(skb, MEMSCOPE_A_STATUS, ms_compaction_status_str(e->status, num)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static const u8 ms_genl_event_cmd[] = {
+	[MS_EV_OOM] = MEMSCOPE_CMD_EVENT_OOM,
+	[MS_EV_DIRECT_RECLAIM] = MEMSCOPE_CMD_EVENT_RECLAIM,
+	[MS_EV_COMPACTION] = MEMSCOPE_CMD_EVENT_COMPACTION,
+};
+
+/* One event to its group: false if it was lost on the way. */
+static bool ms_genl_send_event(const struct ms_event *ev, int group)
+{
+	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	void *hdr;
+	int err;
+
+	if (!skb)
+		return false;
+	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, ms_genl_event_cmd[ev->type]);
+	if (!hdr || ms_nla_put_u64(skb, MEMSCOPE_A_SEQ, ev->seq, MEMSCOPE_A_PAD))
+		goto fail;
+	switch (ev->type) {
+	case MS_EV_OOM:
+		err = ms_genl_put_oom(skb, &ev->oom);
+		break;
+	case MS_EV_DIRECT_RECLAIM:
+		err = ms_genl_put_reclaim(skb, &ev->reclaim);
+		break;
+	default:
+		err = ms_genl_put_compaction(skb, &ev->compaction);
+		break;
+	}
+	if (err)
+		goto fail;
+	genlmsg_end(skb, hdr);
+	err = genlmsg_multicast(&ms_genl_family, skb, 0, group, GFP_KERNEL);
+	/*
+	 * -ENOBUFS: a listener that asked with NETLINK_BROADCAST_ERROR had no
+	 * room.  -ESRCH: the last listener left meanwhile, which is no loss.
+	 */
+	return !err || err == -ESRCH;
+fail:
+	nlmsg_free(skb);
+	return false;
+}
+
+static bool ms_genl_listened(void)
+{
+	int g;
+
+	for (g = 0; g < ms_genl_family.n_mcgrps; g++)
+		if (genl_has_listeners(&ms_genl_family, &init_net, g))
+			return true;
+	return false;
+}
+
+static void ms_genl_send(struct work_struct *work)
+{
+	struct ms_event ev;
+	u64 lost;
+	int group;
+
+	while (READ_ONCE(ms_genl_live) && ms_stream_next(&ms_genl_cursor, &ev, &lost)) {
+		if (lost && ms_genl_listened())
+			ms_stat_add(MS_netlink_dropped, lost);
+		group = ms_genl_event_group(&ev);
+		if (group >= 0 && genl_has_listeners(&ms_genl_family, &init_net, group) &&
+		    !ms_genl_send_event(&ev, group))
+			ms_stat_inc(MS_netlink_dropped);
+		cond_resched();
+	}
+}
+static DECLARE_WORK(ms_genl_work, ms_genl_send);
+
+/* From the events irq_work: never from probe context itself. */
+void ms_genl_kick(void)
+{
+	if (READ_ONCE(ms_genl_live))
+		schedule_work(&ms_genl_work);
+}
+
+/*
+ * Not fatal: the files are the first door.  After the probes are up, so a
+ * command never finds them half set up; events emitted before are not sent.
+ */
+int ms_genl_init(void)
+{
+	int err = ms_genl_register_family(&ms_genl_family);
+
+	if (err) {
+		pr_warn("memscope: no generic netlink family (%d); the files still work\n", err);
+		return err;
+	}
+	ms_genl_registered = true;
+	ms_genl_cursor = ms_stream_head();
+	if (!ms_genl_family.n_mcgrps)
+		pr_info("memscope: this kernel cannot keep netlink groups to CAP_SYS_ADMIN: no event groups\n");
+	WRITE_ONCE(ms_genl_live, ms_genl_family.n_mcgrps != 0);
+	return 0;
+}
+
+/*
+ * First at unload, while everything the commands read still exists.  The
+ * sender stops before the family goes: no kick runs after ms_events_sync(),
+ * and none after it queues the work again.  genl_unregister_family() waits
+ * for running commands; a dump in progress holds a module reference.
+ */
+void ms_genl_exit(void)
+{
+	if (!ms_genl_registered)
+		return;
+	WRITE_ONCE(ms_genl_live, false);
+	smp_mb();	/* live before the sync: a later kick sees it false */
+	ms_events_sync();
+	cancel_work_sync(&ms_genl_work);
+	genl_unregister_family(&ms_genl_family);
+	ms_genl_registered = false;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * memscope's generic netlink family: the debugfs files' data, by command,
+ * and the events stream, by multicast group.  Shared by the module and the
+ * CLI.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * Versioning: commands, attributes and groups are only ever appended, and
+ * an attribute never changes type or meaning; MEMSCOPE_GENL_VERSION (the
+ * family's version, CTRL_ATTR_VERSION) is bumped only if one has to.  A
+ * client skips attributes it does not know.  The module validates requests
+ * strictly: a client that sends a newer attribute checks CTRL_ATTR_MAXATTR
+ * first.
+ *
+ * Repeated attributes: a reply carries one MEMSCOPE_A_STAT, MEMSCOPE_A_PROBE,
+ * MEMSCOPE_A_ROW or MEMSCOPE_A_BUCKET nest per item, at the top level, in
+ * the debugfs file's order: walk them (nla_for_each_attr), don't parse them
+ * into a table indexed by type.
+ */
+#ifndef _UAPI_MEMSCOPE_GENL_H
+#define _UAPI_MEMSCOPE_GENL_H
+
+#define MEMSCOPE_GENL_NAME	"memscope"
+#define MEMSCOPE_GENL_VERSION	1
+
+/* Multicast groups, by name (CTRL_ATTR_MCAST_GROUPS). */
+#define MEMSCOPE_MCGRP_OOM		"oom"
+#define MEMSCOPE_MCGRP_RECLAIM		"reclaim"
+#define MEMSCOPE_MCGRP_COMPACTION	"compaction"
+#define MEMSCOPE_MCGRP_MEMLEAK		"memleak"
+
+enum memscope_cmd {
+	MEMSCOPE_CMD_UNSPEC,
+	MEMSCOPE_CMD_GET_STATS,		/* reply: MEMSCOPE_A_STAT per counter */
+	MEMSCOPE_CMD_GET_PROBES,	/* reply: MEMSCOPE_A_PROBE per probe */
+	MEMSCOPE_CMD_GET_TABLE,		/* dump; request: MEMSCOPE_A_NAME */
+	MEMSCOPE_CMD_GET_HIST,		/* request: MEMSCOPE_A_NAME */
+	MEMSCOPE_CMD_RESET,		/* as "reset" to control */
+	MEMSCOPE_CMD_ENABLE,		/* request: MEMSCOPE_A_NAME, as "enable NAME" */
+	MEMSCOPE_CMD_DISABLE,		/* request: MEMSCOPE_A_NAME */
+	MEMSCOPE_CMD_EVENT_OOM,		/* notification, group "oom" */
+	MEMSCOPE_CMD_EVENT_RECLAIM,	/* notification, group "reclaim" */
+	MEMSCOPE_CMD_EVENT_COMPACTION,	/* notification, group "compaction" */
+
+	__MEMSCOPE_CMD_MAX,
+	MEMSCOPE_CMD_MAX = __MEMSCOPE_CMD_MAX - 1
+};
+
+/*
+ * One attribute space for every message.  Integers are unsigned and in
+ * host order unless marked; u64s are 8-byte aligned with MEMSCOPE_A_PAD.
+ */
+enum memscope_attr {
+	MEMSCOPE_A_UNSPEC,
+	MEMSCOPE_A_PAD,
+	MEMSCOPE_A_NAME,		/* string: a stat, probe, table or hist */
+	MEMSCOPE_A_VALUE,		/* u64: a stat's value */
+	MEMSCOPE_A_STAT,		/* nest: NAME, VALUE */
+	MEMSCOPE_A_PROBE,		/* nest: NAME, TARGET, STATE, HITS, MISSED */
+	MEMSCOPE_A_TARGET,		/* string */
+	MEMSCOPE_A_STATE,		/* string: attached, disabled, unavailable:<why> */
+	MEMSCOPE_A_HITS,		/* u64 */
+	MEMSCOPE_A_MISSED,		/* u64 */
+	MEMSCOPE_A_HEADER,		/* string: a table's '#' line, as in debugfs */
+	MEMSCOPE_A_ROW,			/* nest: [PID], NAME, COLUMNS, [DEPTH, FRAMES] */
+	MEMSCOPE_A_PID,			/* u32: a process (tgid) */
+	MEMSCOPE_A_COLUMNS,		/* nest: the counters, type n+1 for column n, u64 */
+	MEMSCOPE_A_DEPTH,		/* u32: frames in FRAMES */
+	MEMSCOPE_A_FRAMES,		/* binary: u64 user addresses, innermost first */
+	MEMSCOPE_A_COUNT,		/* u64: samples in a histogram or bucket */
+	MEMSCOPE_A_SUM,			/* u64: their sum */
+	MEMSCOPE_A_BUCKET,		/* nest: LO, HI, COUNT; non-empty buckets only */
+	MEMSCOPE_A_LO,			/* u64, inclusive */
+	MEMSCOPE_A_HI,			/* u64, inclusive */
+	/* Events: the fields of the debugfs oom, direct_reclaim and compaction lines. */
+	MEMSCOPE_A_SEQ,			/* u64: the events stream's sequence number */
+	MEMSCOPE_A_TIME_NS,		/* u64 */
+	MEMSCOPE_A_COMM,		/* string */
+	MEMSCOPE_A_TRIGGER_PID,		/* u32 */
+	MEMSCOPE_A_TRIGGER_COMM,	/* string */
+	MEMSCOPE_A_VICTIM_PID,		/* u32 */
+	MEMSCOPE_A_VICTIM_COMM,		/* string */
+	MEMSCOPE_A_PAGES,		/* u64 */
+	MEMSCOPE_A_ANON_RSS_KB,		/* u64; absent where the kernel can't tell */
+	MEMSCOPE_A_FILE_RSS_KB,		/* u64; likewise */
+	MEMSCOPE_A_SHMEM_RSS_KB,	/* u64; likewise */
+	MEMSCOPE_A_OOM_SCORE_ADJ,	/* s32 */
+	MEMSCOPE_A_MEMCG,		/* string: the OOM's memcg; absent if global */
+	MEMSCOPE_A_ORDER,		/* s32 */
+	MEMSCOPE_A_GFP_MASK,		/* u32 */
+	MEMSCOPE_A_CONFIRMED,		/* flag: oom:mark_victim seen for the victim */
+	MEMSCOPE_A_LATENCY_NS,		/* u64 */
+	MEMSCOPE_A_NR_RECLAIMED,	/* u64: pages */
+	MEMSCOPE_A_MEMCG_RECLAIM,	/* flag: a memcg's reclaim, not a global one */
+	MEMSCOPE_A_STATUS,		/* string: compaction's result, as debugfs */
+
+	__MEMSCOPE_A_MAX,
+	MEMSCOPE_A_MAX = __MEMSCOPE_A_MAX - 1
+};
+
+#endif /* _UAPI_MEMSCOPE_GENL_H */

@@ -11,6 +11,7 @@
  */
 #include <linux/capability.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -245,6 +246,18 @@ static struct nl *open_family(void)
 	return &nl;
 }
 
+/*
+ * A kernel that cannot keep multicast groups to CAP_SYS_ADMIN gets none
+ * (the module says so in the kernel log): MEMSCOPE_GENL_NO_GROUPS=1, set by
+ * whoever read that, expects none, and anything else expects all four.
+ */
+static bool expect_groups(void)
+{
+	const char *e = getenv("MEMSCOPE_GENL_NO_GROUPS");
+
+	return !(e && !strcmp(e, "1"));
+}
+
 TEST(family_resolves)
 {
 	struct nl *nl = open_family();
@@ -254,7 +267,10 @@ TEST(family_resolves)
 	ASSERT_EQ(nl->maxattr, MEMSCOPE_A_MAX);
 	for (i = 0; i < 4; i++) {
 		TH_LOG("group %s: %d", nl_group_names[i], nl->groups[i]);
-		ASSERT_GE(nl->groups[i], 0);
+		if (expect_groups())
+			ASSERT_GE(nl->groups[i], 0);
+		else
+			ASSERT_EQ(nl->groups[i], -1);
 	}
 }
 
@@ -437,7 +453,8 @@ static void expect_eperm(void)
 	ASSERT_EQ(nl_call(nl, MEMSCOPE_CMD_ENABLE, "faults", 0, NULL, NULL), -EPERM);
 	ASSERT_EQ(nl_call(nl, MEMSCOPE_CMD_DISABLE, "faults", 0, NULL, NULL), -EPERM);
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(nl_join(nl, nl->groups[i]), -EPERM);
+		if (nl->groups[i] >= 0)
+			ASSERT_EQ(nl_join(nl, nl->groups[i]), -EPERM);
 }
 
 TEST(eperm_without_any_capability)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "memscope.h"
+#include "nl.h"
 
 /*
  * Prometheus text exposition format (version 0.0.4), for node_exporter's
@@ -127,6 +128,14 @@ static int list_hists(char ***names)
 	*names = NULL;
 	if (!path)
 		return -1;
+	if (ms_nl_on()) {
+		free(path);
+		n = ms_nl_list_hists(&v);
+		if (n > 0)
+			qsort(v, (size_t)n, sizeof(*v), cmp_str);
+		*names = v;
+		return n;
+	}
 	d = opendir(path);
 	free(path);
 	if (!d)

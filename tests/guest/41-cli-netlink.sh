@@ -1,0 +1,195 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The CLI over the netlink family (--netlink, MEMSCOPE_NETLINK=1): 40-cli's
+# checks run again over it; with every probe disabled (nothing can move
+# between two reads), every tool prints, in text and in JSON, byte for byte
+# what it prints from the files; monitor shows every reclaim and the OOM
+# kill the module counted, or says how many it lost; a caller without
+# CAP_SYS_ADMIN is told what it lacks; status works without debugfs.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -x "$CLI" ] || fail "no CLI at $CLI (make cli)"
+command -v python3 > /dev/null || skip "python3 needed to read monitor's JSON"
+CG=/sys/fs/cgroup/mstest-monitor
+
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() {
+	[ -n "${mpid:-}" ] && kill "$mpid" 2>/dev/null
+	rmdir "$CG" 2>/dev/null
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	ms_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+ms_unload
+$CLI --netlink status > /tmp/out 2>&1
+grep -q 'built without libnl' /tmp/out &&
+	fail "$CLI was built without libnl-genl-3: apt-get install libnl-genl-3-dev (make deps), then make cli"
+
+# 40-cli.sh, every read through netlink.
+MEMSCOPE_NETLINK=1 sh "$(dirname "$0")/40-cli.sh" > /tmp/40-netlink.out 2>&1
+rc=$?
+sed 's/^# /# [netlink] /' /tmp/40-netlink.out
+expect_eq "40-cli.sh with MEMSCOPE_NETLINK=1, exit status" $rc 0
+
+# monitor: a memcg OOM, its reclaims before it; the ring holds them all.
+ms_load ring_size=4096
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+{ mkdir -p $CG && echo 32M > $CG/memory.max; } || lacks "the cgroup2 memory controller"
+[ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
+$CLI monitor -j > /tmp/mon.out 2> /tmp/mon.err &
+mpid=$!
+# It has joined the groups once a compaction we cause reaches it.
+t=0
+until grep -q '"type":"compaction"' /tmp/mon.out; do
+	kill -0 $mpid 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
+	t=$((t + 1))
+	[ $t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
+	echo 1 > /proc/sys/vm/compact_memory
+	sleep 0.2
+done
+reclaims() { echo $(($(ms_stat direct_reclaim_count) + $(ms_stat memcg_reclaim_count))); }
+r0=$(reclaims) k0=$(ms_stat oom_kills)
+sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/oom_hog 0 1024" > /tmp/hog.out 2>&1 &
+hog=$!
+wait $hog
+expect_eq "oom_hog exit status (SIGKILL)" $? 137
+ms_stat_settled memcg_reclaim_count 30 > /dev/null || fail "memcg reclaims still going 30 s after the OOM kill"
+r1=$(reclaims) k1=$(ms_stat oom_kills)
+expect_eq "oom_kills delta" $((k1 - k0)) 1
+
+# monitor -j's events: "reclaim lost pid_reclaims oom_victims..."
+count() {
+	python3 -c 'import json, sys
+rec = lost = mine = 0
+victims = []
+for line in open("/tmp/mon.out"):
+    e = json.loads(line)
+    if e["type"] == "direct_reclaim":
+        rec += 1
+        mine += e["pid"] == int(sys.argv[1])
+    elif e["type"] == "lost":
+        lost += int(e["count"])	# "unknown" fails the test
+    elif e["type"] == "oom":
+        victims.append(str(e["victim_pid"]))
+print(rec, lost, mine, " ".join(victims))' "$hog"
+}
+# The module sends from a work item: give it a moment to catch up.
+t=0
+# shellcheck disable=SC2046 # count's words
+while set -- $(count); [ $(($1 + $2)) -lt $((r1 - r0)) ] || [ $# -lt 4 ]; do
+	t=$((t + 1))
+	[ $t -le 50 ] || break
+	sleep 0.2
+done
+kill -INT $mpid
+wait $mpid
+expect_eq "monitor exit status on SIGINT" $? 0
+mpid=
+# shellcheck disable=SC2046 # count's words
+set -- $(count)
+[ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
+ring=$(grep -c " pid=$hog " $D/direct_reclaim)
+diag "monitor: $1 reclaims ($3 by oom_hog), $2 lost, OOM victims ${4:-none}; the ring has $ring of oom_hog's"
+expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
+[ "$2" = 0 ] && expect_eq "oom_hog's reclaims shown vs its direct_reclaim ring lines" "$3" "$ring"
+expect_eq "OOM kills shown: the victim's pid" "${4:-none} ${5:-}" "$hog "
+dmesg | grep -q "Killed process $hog " || fail "no 'Killed process $hog' in the kernel log"
+diag "kernel log: Killed process $hog"
+
+# Byte for byte, with nothing moving: every probe off, its data kept.
+# First what the parsers get: each file the CLI reads, as netlink renders it.
+for f in memleak slabtop mmapsnoop shmsnoop brkstack faultstacks; do
+	echo "enable $f" > $D/control || fail "enable $f"
+done
+"$W/touch_anon" 500 > /dev/null
+$CLI status > /dev/null
+echo "disable all" > $D/control || fail "disable all"
+MSREAD=$TOP/build/cli/msread
+[ -x "$MSREAD" ] || fail "no $MSREAD (make cli)"
+files=$(cd $D && find . -type f ! -name control ! -name events ! -path './hist/*' |
+	sed 's,^\./,,' | sort)
+n=0
+for f in $files; do
+	# debugfs says its files are empty: cmp would believe it without reading
+	cat $D/"$f" > /tmp/file.out
+	"$MSREAD" "$f" > /tmp/files.out || fail "msread $f"
+	"$MSREAD" --netlink "$f" > /tmp/nl.out 2> /tmp/nl.err || fail "msread --netlink $f: $(cat /tmp/nl.err)"
+	if [ "$f" = memleak ]; then
+		# oldest_ms is an age, it grows between two reads: the rest must not
+		for o in file files nl; do
+			awk '{ $NF = ""; print }' /tmp/$o.out > /tmp/$o.tmp && mv /tmp/$o.tmp /tmp/$o.out
+		done
+	fi
+	cmp -s /tmp/file.out /tmp/files.out ||
+		fail "msread $f is not the file: $(diff /tmp/file.out /tmp/files.out | head -n 8)"
+	cmp -s /tmp/files.out /tmp/nl.out ||
+		fail "$f over netlink differs: $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
+	[ -s /tmp/nl.out ] && n=$((n + 1))
+done
+diag "$(echo "$files" | wc -w) files ($n not empty) read the same over netlink"
+for f in faults_by_pid faults_by_stack memleak slab oom direct_reclaim mmap hist_raw/fault_latency_ns; do
+	[ "$(grep -vc '^#' $D/$f)" -ge 1 ] || fail "$f has no rows: compared empty"
+done
+
+# Then every tool, in text and JSON.  The probes that stay quiet here are
+# on again, so that the tools they feed run; the others' tools say they
+# are off, which must read the same too.
+while read -r p _; do
+	case $p in oom*|direct_reclaim*|memcg_reclaim*|swapin*|hugetlb*|shrink*|kswapd*|writepage*)
+		echo "enable $p" > $D/control ;;
+	esac
+done < $D/probes
+# status names its source: the one line that differs, by design.
+nosource() { sed -e '/^directory \//d; /^netlink family memscope$/d' \
+		 -e 's/"dir":"[^"]*",//; s/"netlink":"memscope",//'; }
+n=0 off=
+for tool in status faults "faults --hist" "faults --stacks" ffaults swapin "swapin --residency" \
+	    hfaults "oomkill --last" "drsnoop --last" "drsnoop --memcg --last" vmscan \
+	    shrinkers compact "compact --hist" memleak slabtop "mmapsnoop --last" \
+	    "shmsnoop --last" brkstack export "export --prometheus"; do
+	for j in "" -j; do
+		# shellcheck disable=SC2086
+		$CLI $j $tool > /tmp/files.out 2>&1
+		rf=$?
+		# shellcheck disable=SC2086
+		$CLI --netlink $j $tool > /tmp/nl.out 2>&1
+		rn=$?
+		[ "$rn" = "$rf" ] ||
+			fail "memscope $j $tool: exit status $rn over netlink, $rf over files: $(head -c 300 /tmp/nl.out)"
+		nosource < /tmp/files.out > /tmp/files.cmp
+		nosource < /tmp/nl.out > /tmp/nl.cmp
+		cmp -s /tmp/files.cmp /tmp/nl.cmp ||
+			fail "memscope $j $tool differs over netlink: $(diff /tmp/files.cmp /tmp/nl.cmp | head -n 8)"
+		n=$((n + 1))
+		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool"
+	done
+done
+diag "$n tool runs print the same over files and netlink; probes off, so the same error: ${off#, }"
+$CLI drsnoop --memcg --last > /tmp/out
+expect_ge "drsnoop --memcg --last rows compared" "$(grep -c ' memcg$' /tmp/out)" 1
+$CLI oomkill --last > /tmp/out
+grep -q "$hog" /tmp/out || fail "oomkill --last compared without the OOM kill: $(cat /tmp/out)"
+
+# Without CAP_SYS_ADMIN: refused, and told why.
+if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$CLI" --netlink faults > /tmp/out 2>&1; then
+	fail "memscope --netlink faults succeeded as nobody"
+fi
+grep -q 'needs CAP_SYS_ADMIN' /tmp/out || fail "as nobody: $(cat /tmp/out)"
+diag "as nobody: $(cat /tmp/out)"
+if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$CLI" monitor > /tmp/out 2>&1; then
+	fail "memscope monitor succeeded as nobody"
+fi
+grep -q 'needs CAP_SYS_ADMIN' /tmp/out || fail "monitor as nobody: $(cat /tmp/out)"
+
+# No debugfs (a locked-down host may not mount it): the files are gone,
+# netlink is not.
+umount /sys/kernel/debug || fail "umount debugfs"
+if $CLI status > /tmp/out 2>&1; then fail "status read files with debugfs unmounted"; fi
+$CLI --netlink status > /tmp/out 2>&1 || fail "memscope --netlink status without debugfs: $(cat /tmp/out)"
+grep -q '^netlink family memscope$' /tmp/out || fail "--netlink status: $(cat /tmp/out)"
+mount -t debugfs none /sys/kernel/debug || fail "mount debugfs"
+diag "debugfs unmounted: status fails over files, works over netlink"
+exit 0

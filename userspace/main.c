@@ -440,8 +440,9 @@ int main(int argc, char **argv)
 	}
 	if (tool->run == cmd_help)
 		return cmd_help(&o);
-	if (o.netlink && dir) {
-		print_error("--netlink and --dir name two sources, give one of them");
+	if ((o.netlink || tool->run == cmd_monitor) && dir) {
+		print_error("%s and --dir name two sources, give one of them",
+			    o.netlink ? "--netlink" : "monitor reads the netlink groups:");
 		return 1;
 	}
 	/* The command line beats the environment: --dir reads files. */

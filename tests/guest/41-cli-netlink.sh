@@ -140,9 +140,11 @@ while read -r p _; do
 		echo "enable $p" > $D/control ;;
 	esac
 done < $D/probes
-# status names its source: the one line that differs, by design.
-nosource() { sed -e '/^directory \//d; /^netlink family memscope$/d' \
-		 -e 's/"dir":"[^"]*",//; s/"netlink":"memscope",//'; }
+# status names its source: the one line that differs, by design; and a
+# report's time of day may tick between the two runs.
+nosource() { sed -E -e '/^directory \//d; /^netlink family memscope$/d' \
+		 -e 's/"dir":"[^"]*",//; s/"netlink":"memscope",//' \
+		 -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/HH:MM:SS/g'; }
 n=0 off=
 for tool in status faults "faults --hist" "faults --stacks" ffaults swapin "swapin --residency" \
 	    hfaults "oomkill --last" "drsnoop --last" "drsnoop --memcg --last" vmscan \

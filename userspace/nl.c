@@ -223,7 +223,7 @@ static int on_finish(struct nl_msg *msg, void *arg)
 
 /*
  * One request, its replies handed to fn.  Returns 0, the kernel's errno
- * (negative) for the caller to judge, or 1 with the error said.
+ * (negative) for the caller to judge, or 1: failed here, the error said.
  */
 static int nl_request(uint8_t cmd, const char *name, bool dump, nl_msg_fn fn, void *arg)
 {
@@ -267,7 +267,10 @@ out:
 	return ret;
 }
 
-/* A request whose failure is the caller's to explain only for ENOENT. */
+/*
+ * A request, its failure explained: 0, 1 (ENOENT and @optional: no such
+ * thing, said by no one) or -1 (the error said).
+ */
 static int nl_get(uint8_t cmd, const char *name, bool dump, nl_msg_fn fn, void *arg,
 		  bool optional)
 {
@@ -275,7 +278,7 @@ static int nl_get(uint8_t cmd, const char *name, bool dump, nl_msg_fn fn, void *
 	char what[128];
 
 	if (r >= 0)
-		return r;
+		return r ? -1 : 0;
 	snprintf(what, sizeof(what), "%s%s%s", cmd_name(cmd), name ? " " : "", name ? name : "");
 	if (r == -EPERM || r == -EACCES) {
 		fail_perm(what);
@@ -588,12 +591,12 @@ int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
 		if (!r && !t.header)
 			t.bad = true;
 	}
-	if (r > 0 && optional) {
+	if (r > 0) {
 		fclose(t.fp);
 		free(t.buf);
 		return 1;
 	}
-	return text_close(&t, name, r ? -1 : 0, data, len);
+	return text_close(&t, name, r, data, len);
 }
 
 struct hist_names {
@@ -844,8 +847,12 @@ static const char *event_line(struct ms_nl_stream *s, struct nlmsghdr *h, uint64
 		}
 	}
 	if (!fields) {
-		print_warn("a %s event from the " WHERE " has no LINE: the module is older than this CLI, skipped",
-			   type);
+		static bool warned;
+
+		if (!warned)
+			print_warn("%s events from the " WHERE " have no LINE: the module is older than this CLI, they are skipped",
+				   type);
+		warned = true;
 		return NULL;
 	}
 	free(s->line);

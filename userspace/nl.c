@@ -668,6 +668,7 @@ struct ms_nl_stream {
 	bool have_seq;
 	bool overrun;		/* ENOBUFS not yet matched by netlink_dropped */
 	int overrun_tries;
+	bool closing;		/* stopped: the counter looked at once more */
 };
 
 static const struct {
@@ -790,6 +791,7 @@ static int receive(struct ms_nl_stream *s, int timeout_ms)
 
 	if (poll(&pfd, 1, timeout_ms) <= 0)
 		return 0;
+	/* An overrun is told once, to whichever call comes first: the peek. */
 	r = recv(s->fd, s->buf, s->cap, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
 	if (r > 0 && (size_t)r > s->cap) {
 		nb = realloc(s->buf, (size_t)r);
@@ -800,7 +802,8 @@ static int receive(struct ms_nl_stream *s, int timeout_ms)
 		s->buf = nb;
 		s->cap = (size_t)r;
 	}
-	r = recv(s->fd, s->buf, s->cap, MSG_DONTWAIT);
+	if (r >= 0)
+		r = recv(s->fd, s->buf, s->cap, MSG_DONTWAIT);
 	if (r < 0) {
 		if (errno == ENOBUFS) {
 			s->overrun = true;
@@ -871,6 +874,16 @@ int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
 	int r;
 
 	for (;;) {
+		/*
+		 * Losses that no later event revealed (the last ones before
+		 * the stop) are told before the end.
+		 */
+		if (ms_stop && !s->closing) {
+			s->closing = true;
+			r = check_lost(s, line, len);
+			if (r)
+				return r;
+		}
 		if (ms_stop)
 			return 0;
 		while (s->off < s->len) {

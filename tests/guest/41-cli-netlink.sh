@@ -14,7 +14,9 @@ CG=/sys/fs/cgroup/mstest-monitor
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
-	[ -n "${mpid:-}" ] && kill "$mpid" 2>/dev/null
+	[ -n "${mpid:-}" ] && kill -CONT "$mpid" 2>/dev/null && kill "$mpid" 2>/dev/null
+	[ -n "${rmem:-}" ] && echo "$rmem" > /proc/sys/net/core/rmem_max
+	[ -n "${proact:-}" ] && echo "$proact" > /proc/sys/vm/compaction_proactiveness
 	rmdir "$CG" 2>/dev/null
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	ms_unload 2>/dev/null
@@ -37,17 +39,37 @@ ms_load ring_size=4096
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 { mkdir -p $CG && echo 32M > $CG/memory.max; } || lacks "the cgroup2 memory controller"
 [ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
-$CLI monitor -j > /tmp/mon.out 2> /tmp/mon.err &
-mpid=$!
-# It has joined the groups once a compaction we cause reaches it.
-t=0
-until grep -q '"type":"compaction"' /tmp/mon.out; do
-	kill -0 $mpid 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
-	t=$((t + 1))
-	[ $t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
-	echo 1 > /proc/sys/vm/compact_memory
-	sleep 0.2
-done
+# monitor_start: monitor -j into /tmp/mon.out ($mpid), once it has joined
+# the groups: when a compaction we cause reaches it.
+monitor_start() {
+	$CLI monitor -j > /tmp/mon.out 2> /tmp/mon.err &
+	mpid=$!
+	_t=0
+	until grep -q '"type":"compaction"' /tmp/mon.out; do
+		kill -0 $mpid 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
+		_t=$((_t + 1))
+		[ $_t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
+		echo 1 > /proc/sys/vm/compact_memory
+		sleep 0.2
+	done
+}
+# monitor_stop WANT WORDS: once monitor has shown or lost WANT reclaims and
+# count says WORDS words (4: an OOM victim too), or 10 s passed, SIGINT; it
+# must exit 0.  The module sends from a work item: it may lag a little.
+monitor_stop() {
+	_want=$1 _words=$2 _t=0
+	# shellcheck disable=SC2046 # count's words
+	while set -- $(count); [ $(($1 + $2)) -lt "$_want" ] || [ $# -lt "$_words" ]; do
+		_t=$((_t + 1))
+		[ $_t -le 50 ] || break
+		sleep 0.2
+	done
+	kill -INT $mpid
+	wait $mpid
+	expect_eq "monitor exit status on SIGINT" $? 0
+	mpid=
+}
+monitor_start
 reclaims() { echo $(($(ms_stat direct_reclaim_count) + $(ms_stat memcg_reclaim_count))); }
 r0=$(reclaims) k0=$(ms_stat oom_kills)
 sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/oom_hog 0 1024" > /tmp/hog.out 2>&1 &
@@ -74,28 +96,45 @@ for line in open("/tmp/mon.out"):
         victims.append(str(e["victim_pid"]))
 print(rec, lost, mine, " ".join(victims))' "$hog"
 }
-# The module sends from a work item: give it a moment to catch up.
-t=0
-# shellcheck disable=SC2046 # count's words
-while set -- $(count); [ $(($1 + $2)) -lt $((r1 - r0)) ] || [ $# -lt 4 ]; do
-	t=$((t + 1))
-	[ $t -le 50 ] || break
-	sleep 0.2
-done
-kill -INT $mpid
-wait $mpid
-expect_eq "monitor exit status on SIGINT" $? 0
-mpid=
+monitor_stop $((r1 - r0)) 4
 # shellcheck disable=SC2046 # count's words
 set -- $(count)
 [ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
 ring=$(grep -c " pid=$hog " $D/direct_reclaim)
 diag "monitor: $1 reclaims ($3 by oom_hog), $2 lost, OOM victims ${4:-none}; the ring has $ring of oom_hog's"
 expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
+[ -n "${proact:-}" ] && echo "$proact" > "$P"
 [ "$2" = 0 ] && expect_eq "oom_hog's reclaims shown vs its direct_reclaim ring lines" "$3" "$ring"
 expect_eq "OOM kills shown: the victim's pid" "${4:-none} ${5:-}" "$hog "
 dmesg | grep -q "Killed process $hog " || fail "no 'Killed process $hog' in the kernel log"
 diag "kernel log: Killed process $hog"
+
+# Losses: a monitor whose socket holds a message or two, stopped while a
+# memcg's page cache is reclaimed, must say how many it lost, exactly.
+# The module counts every loss in one counter: no proactive compaction
+# meanwhile, and our own compactions delivered before the stop.
+rmem=$(cat /proc/sys/net/core/rmem_max)
+echo 4096 > /proc/sys/net/core/rmem_max
+P=/proc/sys/vm/compaction_proactiveness
+[ -e $P ] && proact=$(cat $P) && echo 0 > $P
+monitor_start
+echo "$rmem" > /proc/sys/net/core/rmem_max
+sleep 1
+kill -STOP $mpid
+echo 16M > $CG/memory.max
+r0=$(reclaims)
+sh -c "echo \$\$ > $CG/cgroup.procs && find /usr/lib /usr/bin -type f -size +256k |
+	head -n 40 | xargs cat > /dev/null 2>&1; exit 0"
+ms_stat_settled memcg_reclaim_count 30 > /dev/null || fail "memcg reclaims still going 30 s after the reader"
+r1=$(reclaims)
+kill -CONT $mpid
+monitor_stop $((r1 - r0)) 3
+# shellcheck disable=SC2046 # count's words
+set -- $(count)
+[ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
+diag "stopped monitor: $1 reclaims shown, $2 lost, of $((r1 - r0)); stderr: $(head -n 1 /tmp/mon.err)"
+expect_ge "reclaims lost (a full socket)" "$2" 1
+expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
 
 # Byte for byte, with nothing moving: every probe off, its data kept.
 # First what the parsers get: each file the CLI reads, as netlink renders it.

@@ -134,7 +134,7 @@ static struct nl_sock *family_connect(int *id)
 	}
 	err = genl_connect(sk);
 	if (err < 0) {
-		ms_fail("cannot open a generic netlink socket: %s, check that the kernel has CONFIG_NETLINK (it always has) and the seccomp or LSM policy",
+		ms_fail("cannot open a generic netlink socket: %s, check the seccomp or LSM policy that confines memscope",
 			nl_geterror(err));
 		goto fail;
 	}

@@ -440,9 +440,12 @@ int main(int argc, char **argv)
 	}
 	if (tool->run == cmd_help)
 		return cmd_help(&o);
-	if ((o.netlink || tool->run == cmd_monitor) && dir) {
-		print_error("%s and --dir name two sources, give one of them",
-			    o.netlink ? "--netlink" : "monitor reads the netlink groups:");
+	if (o.netlink && dir) {
+		print_error("--netlink and --dir name two sources, give one of them");
+		return 1;
+	}
+	if (tool->run == cmd_monitor && dir) {
+		print_error("monitor reads the netlink groups, not files: drop --dir");
 		return 1;
 	}
 	/* The command line beats the environment: --dir reads files. */

@@ -124,7 +124,7 @@ t "bad INTERVAL and COUNT are errors" t_badint
 # ---------------------------------------------------------------- netlink
 t_nl_opts() { ms help; has "--netlink" && has "  monitor" &&
 	ms --netlink --dir "$FX/basic" status; rc_is 1 && has_err "Error: --netlink and --dir name two sources" &&
-	ms --dir "$FX/basic" monitor; rc_is 1 && has_err "Error: monitor reads the netlink groups: and --dir" &&
+	ms --dir "$FX/basic" monitor; rc_is 1 && has_err "Error: monitor reads the netlink groups, not files: drop --dir" &&
 	MEMSCOPE_NETLINK=1 ms "${B[@]}" status; rc_is 0 && has "memscope 0.1.0 (cli"; }
 t "--netlink: not with --dir; --dir beats MEMSCOPE_NETLINK; help names it and monitor" t_nl_opts
 t_nl_without() {

@@ -148,25 +148,34 @@ MSREAD=$TOP/build/cli/msread
 [ -x "$MSREAD" ] || fail "no $MSREAD (make cli)"
 files=$(cd $D && find . -type f ! -name control ! -name events ! -path './hist/*' |
 	sed 's,^\./,,' | sort)
-n=0
-for f in $files; do
-	# debugfs says its files are empty: cmp would believe it without reading
-	cat $D/"$f" > /tmp/file.out
-	"$MSREAD" "$f" > /tmp/files.out || fail "msread $f"
-	"$MSREAD" --netlink "$f" > /tmp/nl.out 2> /tmp/nl.err || fail "msread --netlink $f: $(cat /tmp/nl.err)"
-	if [ "$f" = memleak ]; then
-		# oldest_ms is an age, it grows between two reads: the rest must not
-		for o in file files nl; do
-			awk '{ $NF = ""; print }' /tmp/$o.out > /tmp/$o.tmp && mv /tmp/$o.tmp /tmp/$o.out
-		done
-	fi
-	cmp -s /tmp/file.out /tmp/files.out ||
-		fail "msread $f is not the file: $(diff /tmp/file.out /tmp/files.out | head -n 8)"
-	cmp -s /tmp/files.out /tmp/nl.out ||
-		fail "$f over netlink differs: $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
-	[ -s /tmp/nl.out ] && n=$((n + 1))
+# read3 FILE...: the files (cat: debugfs says its files are empty, and cmp
+# would believe it), msread's text of them and msread --netlink's.
+read3() {
+	(cd $D && cat "$@") > /tmp/file.out || fail "cat $*"
+	"$MSREAD" "$@" > /tmp/files.out || fail "msread $*"
+	"$MSREAD" --netlink "$@" > /tmp/nl.out 2> /tmp/nl.err || fail "msread --netlink $*: $(cat /tmp/nl.err)"
+}
+same3() {
+	cmp -s /tmp/file.out /tmp/files.out && cmp -s /tmp/files.out /tmp/nl.out
+}
+# All at once; one by one only to name the one that differs.
+others=$(echo "$files" | grep -vx memleak)
+# shellcheck disable=SC2086 # names without spaces
+read3 $others
+if ! same3; then
+	for f in $others; do
+		read3 "$f"
+		same3 || fail "$f: file, msread, msread --netlink: $(diff /tmp/file.out /tmp/files.out | head -n 4) $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
+	done
+	fail "the files differ read together, not one by one"
+fi
+# memleak's oldest_ms is an age, it grows between two reads: the rest must not.
+read3 memleak
+for o in file files nl; do
+	awk '{ $NF = ""; print }' /tmp/$o.out > /tmp/$o.tmp && mv /tmp/$o.tmp /tmp/$o.out
 done
-diag "$(echo "$files" | wc -w) files ($n not empty) read the same over netlink"
+same3 || fail "memleak: file, msread, msread --netlink: $(diff /tmp/file.out /tmp/files.out | head -n 4) $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
+diag "$(echo "$files" | wc -w) files read the same over netlink (memleak without its ages)"
 for f in faults_by_pid faults_by_stack memleak slab oom direct_reclaim mmap hist_raw/fault_latency_ns; do
 	[ "$(grep -vc '^#' $D/$f)" -ge 1 ] || fail "$f has no rows: compared empty"
 done

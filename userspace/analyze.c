@@ -935,9 +935,10 @@ int cmd_analyze(const struct ms_opts *o)
 	}
 	/* The module is optional: find it without failing. */
 	if (ms_nl_on()) {
-		if (ms_check_format())
+		c.no_module = ms_nl_absent();
+		if (!c.no_module && ms_check_format())
 			return 1;
-		c.module = true;
+		c.module = !c.no_module;
 	} else if (dir || getenv("MEMSCOPE_DIR")) {
 		if (ms_locate_dir(dir) || ms_check_format())
 			return 1;

@@ -34,6 +34,11 @@ const char *ms_nl_where(void)
 	return "";
 }
 
+const char *ms_nl_absent(void)
+{
+	return "built without libnl-genl-3";
+}
+
 int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
 {
 	(void)name, (void)data, (void)len, (void)optional;
@@ -292,6 +297,34 @@ static int nl_get(uint8_t cmd, const char *name, bool dump, nl_msg_fn fn, void *
 			what, strerror(-r));
 	}
 	return -1;
+}
+
+static int ignore_reply(struct nlattr *attrs, int len, void *arg)
+{
+	(void)attrs, (void)len, (void)arg;
+	return 0;
+}
+
+const char *ms_nl_absent(void)
+{
+	struct nl_sock *sk;
+	int id, r;
+
+	if (!cmd_sock) {
+		sk = nl_socket_alloc();
+		if (!sk)
+			return "out of memory";
+		id = genl_connect(sk) < 0 ? -NLE_FAILURE : genl_ctrl_resolve(sk, MEMSCOPE_GENL_NAME);
+		nl_socket_free(sk);
+		if (id == -NLE_OBJ_NOTFOUND)
+			return "memscope module not loaded";
+		if (id < 0)
+			return "its netlink family does not answer";
+	}
+	r = nl_request(MEMSCOPE_CMD_GET_STATS, NULL, false, ignore_reply, NULL);
+	if (r == -EPERM || r == -EACCES)
+		return "its netlink family needs CAP_SYS_ADMIN";
+	return r ? "its netlink family does not answer" : NULL;
 }
 
 /* ---- rendering the files ------------------------------------------------ */

@@ -19,6 +19,11 @@ bool ms_nl_on(void);
 /* Where the data comes from, for messages: "netlink family memscope". */
 const char *ms_nl_where(void);
 
+/*
+ * Why the family cannot be read (module not loaded, no CAP_SYS_ADMIN), or
+ * NULL if it can; said to no one: for analyze, whose module is optional.
+ */
+const char *ms_nl_absent(void);
 /* As dir.c's read of a file NAME: 0, 1 (missing and optional) or -1. */
 int ms_nl_read(const char *name, char **data, size_t *len, bool optional);
 /* The histograms' names, as a listing of hist_raw/: a count, or -1. */

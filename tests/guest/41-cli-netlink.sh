@@ -28,6 +28,11 @@ $CLI --netlink status > /tmp/out 2>&1
 grep -q 'built without libnl' /tmp/out &&
 	fail "$CLI was built without libnl-genl-3: apt-get install libnl-genl-3-dev (make deps), then make cli"
 
+# analyze needs no module: without the family it says so, /proc only.
+$CLI --netlink analyze 1 > /tmp/out 2>&1 || fail "analyze --netlink without the module: $(cat /tmp/out)"
+grep -q 'without the module (memscope module not loaded): /proc only' /tmp/out ||
+	fail "analyze --netlink without the module: $(head -n 3 /tmp/out)"
+
 # 40-cli.sh, every read through netlink.
 MEMSCOPE_NETLINK=1 sh "$(dirname "$0")/40-cli.sh" > /tmp/40-netlink.out 2>&1
 rc=$?
@@ -220,6 +225,10 @@ $CLI drsnoop --memcg --last > /tmp/out
 expect_ge "drsnoop --memcg --last rows compared" "$(grep -c ' memcg$' /tmp/out)" 1
 $CLI oomkill --last > /tmp/out
 grep -q "$hog" /tmp/out || fail "oomkill --last compared without the OOM kill: $(cat /tmp/out)"
+
+$CLI --netlink analyze 1 > /tmp/out 2>&1 || fail "analyze --netlink: $(cat /tmp/out)"
+grep -q ', memscope module in netlink family memscope$' /tmp/out || fail "analyze --netlink: $(head -n 3 /tmp/out)"
+diag "analyze over netlink: with the module, and without it (/proc only)"
 
 # Without CAP_SYS_ADMIN: refused, and told why.
 if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \

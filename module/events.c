@@ -416,6 +416,12 @@ static int ms_format(char *b, size_t len, const struct ms_event *ev)
 	}
 }
 
+/* An event's line in its ring's file, for the netlink groups. */
+int ms_event_line(char *b, size_t len, const struct ms_event *ev)
+{
+	return ms_format(b, len, ev);
+}
+
 #define MS_LINE_MAX 1024
 
 int ms_ring_show(struct seq_file *m, enum ms_event_type type)

@@ -245,6 +245,26 @@ static const struct {
 	{ "hist_raw", ms_hist_raw_files },
 };
 
+/*
+ * The text of file @name, for the netlink family's GET_TEXT: only the
+ * files it has no typed command for, version and the event rings, whose
+ * lines hold names only the kernel can give (gfp_flags, as its OOM report).
+ */
+int ms_file_show(struct seq_file *m, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms_files); i++) {
+		const struct ms_file *f = &ms_files[i];
+
+		if (strcmp(f->name, name) || (f->kind != MS_F_VERSION && f->kind != MS_F_RING))
+			continue;
+		m->private = (void *)f;
+		return ms_show(m, NULL);
+	}
+	return -ENOENT;
+}
+
 static struct dentry *ms_debugfs;
 static struct proc_dir_entry *ms_procdir;
 

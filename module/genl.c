@@ -29,6 +29,8 @@
 
 /* Replies grow to this before a command gives up with -EMSGSIZE. */
 #define MS_GENL_REPLY_MAX (64 * 1024)
+/* An event's line, as the events file's reader holds one. */
+#define MS_GENL_LINE_MAX 1024
 
 static const struct nla_policy ms_genl_policy[MEMSCOPE_A_MAX + 1] = {
 	[MEMSCOPE_A_NAME] = { .type = NLA_NUL_STRING, .len = MS_NAME_LEN - 1 },
@@ -424,6 +426,146 @@ static int ms_genl_disable(struct sk_buff *skb, struct genl_info *info)
 	return ms_genl_set_probe(skb, info, false);
 }
 
+static int ms_genl_fill_hists(struct sk_buff *skb, void *arg)
+{
+	int h;
+
+	for (h = 0; h < MS_NR_HISTS; h++)
+		if (nla_put_string(skb, MEMSCOPE_A_NAME, ms_hist_names[h]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int ms_genl_get_hists(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!ms_genl_allowed(skb))
+		return -EPERM;
+	return ms_genl_reply(info, MEMSCOPE_CMD_GET_HISTS, ms_genl_fill_hists, NULL);
+}
+
+/*
+ * GET_TEXT, a dump of a file's lines: the whole text is rendered at the
+ * first call, as one read of the file renders it, into a buffer that
+ * doubles until it fits.  cb->args[0] is the text, [1] the offset of the
+ * next line, [2] set once a message went out.
+ */
+#define MS_GENL_TEXT_MAX (64 << 20)
+
+struct ms_genl_text {
+	size_t len;
+	char name[MS_NAME_LEN];
+	char *buf;
+};
+
+static void ms_genl_text_free(struct ms_genl_text *t)
+{
+	if (t) {
+		kvfree(t->buf);
+		kfree(t);
+	}
+}
+
+static int ms_genl_text_begin(struct netlink_callback *cb)
+{
+	struct ms_genl_text *t;
+	struct seq_file m;
+	const struct nlattr *a;
+	size_t size = PAGE_SIZE;
+	int err;
+
+	if (!ms_genl_allowed(cb->skb))
+		return -EPERM;
+	/* Before 5.2 the core does not validate a dump's attributes. */
+	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, MEMSCOPE_A_NAME);
+	if (!a || !nla_len(a) || nla_len(a) > MS_NAME_LEN ||
+	    !memchr(nla_data(a), '\0', nla_len(a)))
+		return -EINVAL;
+	t = ms_self_alloc(kzalloc(sizeof(*t), GFP_KERNEL));
+	if (!t)
+		return -ENOMEM;
+	strscpy(t->name, nla_data(a), sizeof(t->name));
+	for (;;) {
+		memset(&m, 0, sizeof(m));
+		m.size = size;
+		m.buf = ms_self_alloc(kvmalloc(size, GFP_KERNEL));
+		if (!m.buf) {
+			err = -ENOMEM;
+			break;
+		}
+		err = ms_file_show(&m, t->name);
+		if (!err && !seq_has_overflowed(&m)) {
+			t->buf = m.buf;
+			t->len = m.count;
+			cb->args[0] = (long)t;
+			return 0;
+		}
+		kvfree(m.buf);
+		if (err)
+			break;
+		if (size >= MS_GENL_TEXT_MAX) {
+			err = -EFBIG;
+			break;
+		}
+		size *= 2;
+	}
+	kfree(t);
+	return err;
+}
+
+static int ms_genl_get_text(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct ms_genl_text *t;
+	size_t off;
+	void *hdr;
+	int err;
+
+	if (!cb->args[0]) {
+		err = ms_genl_text_begin(cb);
+		if (err)
+			return err;
+	}
+	t = (const struct ms_genl_text *)cb->args[0];
+	off = cb->args[1];
+	if (off >= t->len && cb->args[2])
+		return 0;
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &ms_genl_family, NLM_F_MULTI, MEMSCOPE_CMD_GET_TEXT);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, MEMSCOPE_A_NAME, t->name)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	while (off < t->len) {
+		const char *line = t->buf + off;
+		const char *nl = memchr(line, '\n', t->len - off);
+		size_t n = nl ? nl - line : t->len - off;
+		struct nlattr *a = nla_reserve(skb, MEMSCOPE_A_LINE, n + 1);
+
+		if (!a)
+			break;
+		memcpy(nla_data(a), line, n);
+		((char *)nla_data(a))[n] = '\0';
+		off += n + (nl ? 1 : 0);
+	}
+	/* Not even one line fits an empty message: it never will. */
+	if (off == cb->args[1] && off < t->len) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	cb->args[1] = off;
+	cb->args[2] = 1;
+	return skb->len;
+}
+
+static int ms_genl_text_done(struct netlink_callback *cb)
+{
+	ms_genl_text_free((struct ms_genl_text *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
 #define MS_GENL_OP(c, ...) {						\
 	.cmd = MEMSCOPE_CMD_##c, .flags = GENL_ADMIN_PERM,		\
 	MS_GENL_OP_POLICY(ms_genl_policy) __VA_ARGS__ }
@@ -436,6 +578,8 @@ static const struct genl_ops ms_genl_ops[] = {
 	MS_GENL_OP(RESET, .doit = ms_genl_reset),
 	MS_GENL_OP(ENABLE, .doit = ms_genl_enable),
 	MS_GENL_OP(DISABLE, .doit = ms_genl_disable),
+	MS_GENL_OP(GET_TEXT, .dumpit = ms_genl_get_text, .done = ms_genl_text_done),
+	MS_GENL_OP(GET_HISTS, .doit = ms_genl_get_hists),
 };
 
 static struct genl_family ms_genl_family = {
@@ -529,17 +673,26 @@ static const u8 ms_genl_event_cmd[] = {
 	[MS_EV_COMPACTION] = MEMSCOPE_CMD_EVENT_COMPACTION,
 };
 
-/* One event to its group: false if it was lost on the way. */
-static bool ms_genl_send_event(const struct ms_event *ev, int group)
+/*
+ * One event to its group: false if it was lost on the way.  @line is a
+ * buffer for the ring file's line, which LINE carries as it is.
+ */
+static bool ms_genl_send_event(const struct ms_event *ev, int group, char *line)
 {
 	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	void *hdr;
-	int err;
+	int n, err;
 
 	if (!skb)
 		return false;
 	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, ms_genl_event_cmd[ev->type]);
 	if (!hdr || ms_nla_put_u64(skb, MEMSCOPE_A_SEQ, ev->seq, MEMSCOPE_A_PAD))
+		goto fail;
+	ms_event_line(line, MS_GENL_LINE_MAX, ev);
+	n = strlen(line);
+	if (n > 0 && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	if (nla_put_string(skb, MEMSCOPE_A_LINE, line))
 		goto fail;
 	switch (ev->type) {
 	case MS_EV_OOM:
@@ -579,18 +732,22 @@ static bool ms_genl_listened(void)
 static void ms_genl_send(struct work_struct *work)
 {
 	struct ms_event ev;
+	char *line;
 	u64 lost;
 	int group;
 
+	/* No buffer: every event still waiting is lost to the listeners. */
+	line = ms_self_alloc(kmalloc(MS_GENL_LINE_MAX, GFP_KERNEL));
 	while (READ_ONCE(ms_genl_live) && ms_stream_next(&ms_genl_cursor, &ev, &lost)) {
 		if (lost && ms_genl_listened())
 			ms_stat_add(MS_netlink_dropped, lost);
 		group = ms_genl_event_group(&ev);
 		if (group >= 0 && genl_has_listeners(&ms_genl_family, &init_net, group) &&
-		    !ms_genl_send_event(&ev, group))
+		    (!line || !ms_genl_send_event(&ev, group, line)))
 			ms_stat_inc(MS_netlink_dropped);
 		cond_resched();
 	}
+	kfree(line);
 }
 static DECLARE_WORK(ms_genl_work, ms_genl_send);
 

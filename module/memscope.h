@@ -526,6 +526,7 @@ void ms_events_exit(void);
 void ms_events_reset(void);
 size_t ms_events_bytes(void);
 int ms_ring_show(struct seq_file *m, enum ms_event_type type);
+int ms_event_line(char *b, size_t len, const struct ms_event *ev);
 extern const struct file_operations ms_events_fops;
 extern const struct ms_proc_ops ms_events_proc_ops;
 
@@ -591,6 +592,7 @@ int ms_ustacks_init(void);
 /* Front end: debugfs, or procfs with procfs=1. */
 int ms_fs_init(void);
 void ms_fs_exit(void);
+int ms_file_show(struct seq_file *m, const char *name);
 void ms_reset_all(void);
 size_t ms_footprint(void);
 void ms_seq_escape(struct seq_file *m, const char *s);

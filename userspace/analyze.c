@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "memscope.h"
+#include "nl.h"
 
 #define AN_TOP		5
 #define AN_MAX_PROCS	65536
@@ -933,7 +934,12 @@ int cmd_analyze(const struct ms_opts *o)
 		return 1;
 	}
 	/* The module is optional: find it without failing. */
-	if (dir || getenv("MEMSCOPE_DIR")) {
+	if (ms_nl_on()) {
+		c.no_module = ms_nl_absent();
+		if (!c.no_module && ms_check_format())
+			return 1;
+		c.module = !c.no_module;
+	} else if (dir || getenv("MEMSCOPE_DIR")) {
 		if (ms_locate_dir(dir) || ms_check_format())
 			return 1;
 		c.module = true;
@@ -977,7 +983,8 @@ int cmd_analyze(const struct ms_opts *o)
 	print_float(PRINT_ANY, "duration_s", ", %.1f s", c.dur);
 	print_bool(PRINT_JSON, "module", NULL, c.module);
 	if (c.module)
-		print_string(PRINT_FP, NULL, ", memscope module in %s\n", ms_dir());
+		print_string(PRINT_FP, NULL, ", memscope module in %s\n",
+			     ms_nl_on() ? ms_nl_where() : ms_dir());
 	else
 		print_string(PRINT_ANY, "no_module", ", without the module (%s): /proc only\n", c.no_module);
 	sec_oom(&c, &a, &b);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "memscope.h"
+#include "nl.h"
 
 static char *base_dir;
 
@@ -346,9 +347,12 @@ nomem:
 
 static int read_name(const char *name, char **data, size_t *len, bool optional)
 {
-	char *path = ms_path(name);
+	char *path;
 	int ret;
 
+	if (ms_nl_on())
+		return ms_nl_read(name, data, len, optional);
+	path = ms_path(name);
 	if (!path) {
 		ms_fail("out of memory, free some memory");
 		return -1;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "memscope.h"
+#include "nl.h"
 
 #define DEBUGFS_MAGIC	0x64626720
 #define TRACEFS_MAGIC	0x74726163
@@ -25,6 +26,7 @@ struct ms_stream {
 	size_t len;		/* bytes in buf */
 	size_t off;		/* start of the unconsumed part */
 	char *path;
+	struct ms_nl_stream *nl;	/* --netlink: the groups, not the file */
 };
 
 struct ms_stream *ms_stream_open(const char *name)
@@ -35,6 +37,13 @@ struct ms_stream *ms_stream_open(const char *name)
 
 	if (!s)
 		return NULL;
+	s->fd = -1;
+	if (ms_nl_on() && !strcmp(name, "events")) {
+		s->nl = ms_nl_stream_open();
+		if (!s->nl)
+			goto fail;
+		return s;
+	}
 	s->path = ms_path(name);
 	s->buf = malloc(MAX_LINE + 1);
 	if (!s->path || !s->buf)
@@ -69,6 +78,7 @@ void ms_stream_close(struct ms_stream *s)
 {
 	if (!s)
 		return;
+	ms_nl_stream_close(s->nl);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->buf);
@@ -121,6 +131,8 @@ int ms_stream_next(struct ms_stream *s, char **line, size_t *len)
 	char *start, *nl;
 	int r;
 
+	if (s->nl)
+		return ms_nl_stream_next(s->nl, line, len);
 	for (;;) {
 		start = s->buf + s->off;
 		nl = memchr(start, '\n', s->len - s->off);
@@ -186,6 +198,8 @@ int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
 			if (ms_rec_u64(&rec, "count", &lost))
 				print_warn("%llu events lost (reader too slow)",
 					   (unsigned long long)lost);
+			else
+				print_warn("events lost (reader too slow), how many is unknown");
 		} else if (!strcmp(rec.type, type)) {
 			ret = fn(ctx, &rec);
 		}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "memscope.h"
+#include "nl.h"
 
 /*
  * Prometheus text exposition format (version 0.0.4), for node_exporter's
@@ -115,18 +116,28 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names under hist_raw/, sorted; returns the count or -1. */
+/* Names under hist_raw/ (or the family's GET_HISTS), sorted; the count or -1. */
 static int list_hists(char ***names)
 {
-	char *path = ms_path("hist_raw");
 	struct dirent *de;
+	char *path;
 	DIR *d;
 	int n = 0, cap = 0;
 	char **v = NULL, **nv;
 
 	*names = NULL;
-	if (!path)
+	if (ms_nl_on()) {
+		n = ms_nl_list_hists(&v);
+		if (n > 0)
+			qsort(v, (size_t)n, sizeof(*v), cmp_str);
+		*names = v;
+		return n;
+	}
+	path = ms_path("hist_raw");
+	if (!path) {
+		ms_fail("out of memory, free some memory");
 		return -1;
+	}
 	d = opendir(path);
 	free(path);
 	if (!d)
@@ -237,6 +248,8 @@ static int export_prometheus(void)
 	}
 
 	n = list_hists(&names);
+	if (n < 0)
+		goto fail;
 	for (k = 0; k < n; k++) {
 		if (asprintf(&file, "%s", names[k]) < 0)
 			break;
@@ -334,6 +347,8 @@ static int export_json(void)
 	close_json_object();
 	open_json_array("histograms");
 	n = list_hists(&names);
+	if (n < 0)
+		goto fail;
 	for (k = 0; k < n; k++) {
 		r = ms_load_hist(names[k], &h, true);
 		if (r < 0) {

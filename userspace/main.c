@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "memscope.h"
+#include "nl.h"
 
 static int cmd_help(const struct ms_opts *o);
 
@@ -73,6 +74,9 @@ static const struct ms_tool tools[] = {
 	{ "export", cmd_export, OPT_PROM,
 	  "export [--prometheus]",
 	  "every counter and histogram in Prometheus text format" },
+	{ "monitor", cmd_monitor, 0,
+	  "monitor",
+	  "every OOM kill, direct reclaim and compaction as it happens, and how many were lost, from the netlink groups" },
 	{ "help", cmd_help, 0,
 	  "help [TOOL]",
 	  "this text, or one tool's usage" },
@@ -90,18 +94,19 @@ static void usage_all(FILE *fp)
 		"Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]\n"
 		"       memscope help [TOOL]\n"
 		"where  OPTIONS := { -j[son] | -T[imestamp] | -p[id] PID | --dir DIR |\n"
-		"                    -h[elp] | -V | --version }\n"
+		"                    --netlink | -h[elp] | -V | --version }\n"
 		"       TOOL := { status | faults | ffaults | swapin | hfaults | oomkill |\n"
 		"                 drsnoop | vmscan | shrinkers | compact | memleak | slabtop |\n"
 		"                 mmapsnoop | shmsnoop | brkstack | flamegraph | top | pmap |\n"
-		"                 analyze | export }\n"
+		"                 analyze | export | monitor }\n"
 		"       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
 		"       COUNT := number of reports; none: until Ctrl-C\n"
 		"\n");
 	for (i = 0; i < NTOOLS; i++)
 		fprintf(fp, "  %-44s %s\n", tools[i].usage, tools[i].summary);
 	fprintf(fp,
-		"\nFiles are read from %s (or %s, --dir DIR, MEMSCOPE_DIR).\n"
+		"\nFiles are read from %s (or %s, --dir DIR, MEMSCOPE_DIR);\n"
+		"--netlink (or MEMSCOPE_NETLINK=1) reads the module's netlink family instead.\n"
 		"A unique prefix names a tool: `memscope vm 1` is `memscope vmscan 1`.\n",
 		MS_DEBUGFS_DIR, MS_PROCFS_DIR);
 }
@@ -112,7 +117,7 @@ static void usage_tool(FILE *fp, const struct ms_tool *t)
 	fprintf(fp, "       %s\n", t->summary);
 	if (t->opts & OPT_INTERVAL)
 		fprintf(fp, "where  INTERVAL := seconds between reports; COUNT := number of reports\n");
-	fprintf(fp, "       OPTIONS := { -j | -T | --dir DIR%s }\n",
+	fprintf(fp, "       OPTIONS := { -j | -T | --dir DIR | --netlink%s }\n",
 		t->opts & OPT_PID ? " | -p PID" : "");
 	fprintf(fp, "See memscope(8).\n");
 }
@@ -245,6 +250,8 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 			return ARGS_HELP;
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version") || !strcmp(a, "-version")) {
 			return ARGS_VERSION;
+		} else if (!strcmp(a, "--netlink") || !strcmp(a, "-netlink")) {
+			o->netlink = true;
 		} else if (is_opt(a, NULL, "--dir")) {
 			v = opt_value(argc, argv, &i, "--dir");
 			if (!v || !*v) {
@@ -433,6 +440,20 @@ int main(int argc, char **argv)
 	}
 	if (tool->run == cmd_help)
 		return cmd_help(&o);
+	if (o.netlink && dir) {
+		print_error("--netlink and --dir name two sources, give one of them");
+		return 1;
+	}
+	if (tool->run == cmd_monitor && dir) {
+		print_error("monitor reads the netlink groups, not files: drop --dir");
+		return 1;
+	}
+	/* The command line beats the environment: --dir reads files. */
+	if (!dir && !o.netlink) {
+		const char *env = getenv("MEMSCOPE_NETLINK");
+
+		o.netlink = env && *env && strcmp(env, "0");
+	}
 	/* Needs no module: it reads what a tool printed. */
 	if (tool->run == cmd_flamegraph)
 		return cmd_flamegraph(&o) ? 1 : 0;
@@ -440,12 +461,14 @@ int main(int argc, char **argv)
 	/* Needs no module: it reads /proc. */
 	if (tool->run == cmd_pmap)
 		return cmd_pmap(&o) ? 1 : 0;
+	if ((o.netlink || tool->run == cmd_monitor) && ms_nl_use())
+		return 1;
 	/* Uses the module when it is there, and says what it missed when not. */
 	if (tool->run == cmd_analyze) {
 		o.dir = dir;
 		return cmd_analyze(&o) ? 1 : 0;
 	}
-	if (ms_locate_dir(dir))
+	if (!ms_nl_on() && ms_locate_dir(dir))
 		return 1;
 	if (tool->run != cmd_status && ms_check_format())
 		return 1;

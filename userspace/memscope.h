@@ -67,6 +67,7 @@ struct ms_opts {
 	const char *title;	/* flamegraph --title */
 	const char *map;	/* pmap --map ADDRESS */
 	const char *dir;	/* --dir, for tools that find the module themselves */
+	bool netlink;		/* --netlink: the module's netlink family, not its files */
 };
 
 struct ms_tool {
@@ -194,6 +195,7 @@ int cmd_top(const struct ms_opts *o);
 int cmd_export(const struct ms_opts *o);
 int cmd_pmap(const struct ms_opts *o);
 int cmd_analyze(const struct ms_opts *o);
+int cmd_monitor(const struct ms_opts *o);
 
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;

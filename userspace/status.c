@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memscope.h"
+#include "nl.h"
 
 struct version_info {
 	char module[64];
@@ -140,7 +141,10 @@ int cmd_status(const struct ms_opts *o)
 	if (vi.fault_hook[0])
 		print_string(PRINT_ANY, "fault_hook", ", faults hooked by %s", vi.fault_hook);
 	print_nl();
-	print_string(PRINT_ANY, "dir", "directory %s\n", ms_dir());
+	if (ms_nl_on())
+		print_string(PRINT_ANY, "netlink", "netlink family %s\n", "memscope");
+	else
+		print_string(PRINT_ANY, "dir", "directory %s\n", ms_dir());
 	snprintf(fmt, sizeof(fmt), "%%-%zus %%-%zus %%-%zus", wn, wt, ws);
 	print_fp(fmt, "PROBE", "TARGET", "STATE");
 	print_fp(" %12s %10s\n", "HITS", "MISSED");

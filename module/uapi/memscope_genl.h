@@ -41,6 +41,8 @@ enum memscope_cmd {
 	MEMSCOPE_CMD_EVENT_OOM,		/* notification, group "oom" */
 	MEMSCOPE_CMD_EVENT_RECLAIM,	/* notification, group "reclaim" */
 	MEMSCOPE_CMD_EVENT_COMPACTION,	/* notification, group "compaction" */
+	MEMSCOPE_CMD_GET_TEXT,		/* dump; request: MEMSCOPE_A_NAME, "version" or a ring */
+	MEMSCOPE_CMD_GET_HISTS,		/* reply: MEMSCOPE_A_NAME per histogram */
 
 	__MEMSCOPE_CMD_MAX,
 	MEMSCOPE_CMD_MAX = __MEMSCOPE_CMD_MAX - 1
@@ -93,6 +95,7 @@ enum memscope_attr {
 	MEMSCOPE_A_NR_RECLAIMED,	/* u64: pages */
 	MEMSCOPE_A_MEMCG_RECLAIM,	/* flag: a memcg's reclaim, not a global one */
 	MEMSCOPE_A_STATUS,		/* string: compaction's result, as debugfs */
+	MEMSCOPE_A_LINE,		/* string: a line of the file, without its newline */
 
 	__MEMSCOPE_A_MAX,
 	MEMSCOPE_A_MAX = __MEMSCOPE_A_MAX - 1

@@ -10,7 +10,7 @@
 # - every 0400 debugfs file still reads, and `events` still streams;
 # - control (0200) does not open: EPERM (fs/debugfs/file.c);
 # - procfs=1 serves the same files, control included;
-# - the probes keep counting and the CLI works;
+# - the probes keep counting and the CLI works, over the files and netlink;
 # - rmmod works, and loading it again is refused with the lockdown reason.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -41,7 +41,11 @@ for level in integrity confidentiality; do
 	$CLI status > /tmp/cli.out 2>&1 || fail "[$level] memscope status: $(cat /tmp/cli.out)"
 	grep -q "^directory $D\$" /tmp/cli.out || fail "[$level] memscope status: $(head -n 2 /tmp/cli.out)"
 	$CLI faults > /tmp/cli.out 2>&1 || fail "[$level] memscope faults: $(cat /tmp/cli.out)"
-	diag "[$level] $(echo "$files" | wc -w) files read from debugfs and procfs, events blocks, debugfs control EPERM, procfs control works, faults count, memscope status and faults work"
+	# Netlink is no file: lockdown leaves it open, control's commands too.
+	$CLI --netlink status > /tmp/cli.out 2>&1 || fail "[$level] memscope --netlink status: $(cat /tmp/cli.out)"
+	grep -q '^netlink family memscope$' /tmp/cli.out || fail "[$level] memscope --netlink status: $(head -n 2 /tmp/cli.out)"
+	$CLI --netlink faults > /tmp/cli.out 2>&1 || fail "[$level] memscope --netlink faults: $(cat /tmp/cli.out)"
+	diag "[$level] $(echo "$files" | wc -w) files read from debugfs and procfs, events blocks, debugfs control EPERM, procfs control works, faults count, memscope status and faults work (--netlink too)"
 done
 
 rmmod memscope || fail "rmmod under lockdown"

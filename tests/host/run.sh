@@ -89,6 +89,7 @@ t "build with gcc -Wall -Wextra, no warnings" build_gcc
 build_clang() {
 	mkdir -p "$T/clang/userspace" &&
 	cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/clang/userspace/" &&
+	mkdir -p "$T/clang/module/uapi" && cp "$ROOT/module/uapi/memscope_genl.h" "$T/clang/module/uapi/" &&
 	cp "$ROOT/VERSION" "$T/clang/" &&
 	make -C "$T/clang/userspace" CC=clang > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	! grep -i 'warning' "$T/build"
@@ -119,6 +120,41 @@ t_badint() { ms "${B[@]}" faults 0; rc_is 1 && has_err 'Error: bad INTERVAL "0"'
 	ms "${B[@]}" faults 1 x; rc_is 1 && has_err 'Error: bad COUNT "x"' &&
 	ms "${B[@]}" status 1; rc_is 1 && has_err "status takes no INTERVAL"; }
 t "bad INTERVAL and COUNT are errors" t_badint
+
+# ---------------------------------------------------------------- netlink
+t_nl_opts() { ms help; has "--netlink" && has "  monitor" &&
+	ms --netlink --dir "$FX/basic" status; rc_is 1 && has_err "Error: --netlink and --dir name two sources" &&
+	ms --dir "$FX/basic" monitor; rc_is 1 && has_err "Error: monitor reads the netlink groups, not files: drop --dir" &&
+	MEMSCOPE_NETLINK=1 ms "${B[@]}" status; rc_is 0 && has "memscope 0.1.0 (cli"; }
+t "--netlink: not with --dir; --dir beats MEMSCOPE_NETLINK; help names it and monitor" t_nl_opts
+t_nl_without() {
+	mkdir -p "$T/nolibnl/userspace" &&
+	cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/nolibnl/userspace/" &&
+	cp "$ROOT/VERSION" "$T/nolibnl/" && mkdir -p "$T/nolibnl/module/uapi" &&
+	cp "$ROOT/module/uapi/memscope_genl.h" "$T/nolibnl/module/uapi/" &&
+	make -C "$T/nolibnl/userspace" LIBNL=0 > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
+	! grep -i 'warning' "$T/build" || return 1
+	! ldd "$T/nolibnl/userspace/memscope" | grep -q libnl || { echo "LIBNL=0 links libnl"; return 1; }
+	local want="this memscope was built without libnl-genl-3"
+	M=$T/nolibnl/userspace/memscope ms --netlink status; rc_is 1 && has_err "Error: $want" &&
+	M=$T/nolibnl/userspace/memscope ms monitor; rc_is 1 && has_err "Error: $want" &&
+	MEMSCOPE_NETLINK=1 M=$T/nolibnl/userspace/memscope ms faults; rc_is 1 && has_err "Error: $want" &&
+	M=$T/nolibnl/userspace/memscope ms -j monitor; rc_is 1 && has "{\"error\":\"$want" &&
+	M=$T/nolibnl/userspace/memscope ms "${B[@]}" status; rc_is 0
+}
+t "built without libnl (LIBNL=0): --netlink and monitor say so, files still read, no warnings" t_nl_without
+if pkg-config --exists libnl-genl-3.0; then
+	t_nl_nofamily() { ms --netlink status; rc_is 1 &&
+		has_err "Error: the netlink family memscope is not registered" && has_err "modprobe memscope"; }
+	# The host runs no memscope module: the family is not there.
+	if [ -e /sys/module/memscope ]; then
+		skip "--netlink without the family" "a memscope module is loaded here"
+	else
+		t "--netlink without the module: the family is not registered, load it" t_nl_nofamily
+	fi
+else
+	skip "--netlink without the family" "libnl-genl-3-dev not installed"
+fi
 
 # ------------------------------------------------------------ text output
 t_status() { ms "${B[@]}" status; rc_is 0 && has "memscope 0.1.0 (cli" && has "kernel 6.1.0-56-amd64" &&
@@ -601,6 +637,7 @@ t_stacks() {
 	local W=$T/wl/stacker d=$T/stk g b m
 	make -s -C "$ROOT/tests/workloads" OUT="$T/wl" "$W" > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	mkdir -p "$T/nolibelf" && cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/nolibelf/" &&
+	mkdir -p "$T/module/uapi" && cp "$ROOT/module/uapi/memscope_genl.h" "$T/module/uapi/" &&
 		make -s -C "$T/nolibelf" LIBELF=0 > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	rm -rf "$d" && cp -r "$FX/basic" "$d" && rm -f "$T/stk.in" && mkfifo "$T/stk.in" || return 1
 	"$W" 0 0 0 0 < "$T/stk.in" > "$T/stk.out" &

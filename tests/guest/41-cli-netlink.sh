@@ -1,0 +1,254 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The CLI over the netlink family (--netlink, MEMSCOPE_NETLINK=1): 40-cli's
+# checks run again over it; with every probe disabled (nothing can move
+# between two reads), every tool prints, in text and in JSON, byte for byte
+# what it prints from the files; monitor shows every reclaim and the OOM
+# kill the module counted, or says how many it lost; a caller without
+# CAP_SYS_ADMIN is told what it lacks; status works without debugfs.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -x "$CLI" ] || fail "no CLI at $CLI (make cli)"
+command -v python3 > /dev/null || skip "python3 needed to read monitor's JSON"
+CG=/sys/fs/cgroup/mstest-monitor
+
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() {
+	[ -n "${mpid:-}" ] && kill -CONT "$mpid" 2>/dev/null && kill "$mpid" 2>/dev/null
+	[ -n "${rmem:-}" ] && echo "$rmem" > /proc/sys/net/core/rmem_max
+	[ -n "${proact:-}" ] && echo "$proact" > /proc/sys/vm/compaction_proactiveness
+	rmdir "$CG" 2>/dev/null
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	ms_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+ms_unload
+$CLI --netlink status > /tmp/out 2>&1
+grep -q 'built without libnl' /tmp/out &&
+	fail "$CLI was built without libnl-genl-3: apt-get install libnl-genl-3-dev (make deps), then make cli"
+
+# analyze needs no module: without the family it says so, /proc only.
+$CLI --netlink analyze 1 > /tmp/out 2>&1 || fail "analyze --netlink without the module: $(cat /tmp/out)"
+grep -q 'without the module (memscope module not loaded): /proc only' /tmp/out ||
+	fail "analyze --netlink without the module: $(head -n 3 /tmp/out)"
+
+# 40-cli.sh, every read through netlink.
+MEMSCOPE_NETLINK=1 sh "$(dirname "$0")/40-cli.sh" > /tmp/40-netlink.out 2>&1
+rc=$?
+sed 's/^# /# [netlink] /' /tmp/40-netlink.out
+expect_eq "40-cli.sh with MEMSCOPE_NETLINK=1, exit status" $rc 0
+
+# monitor: a memcg OOM, its reclaims before it; the ring holds them all.
+ms_load ring_size=4096
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+{ mkdir -p $CG && echo 32M > $CG/memory.max; } || lacks "the cgroup2 memory controller"
+[ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
+# monitor_start: monitor -j into /tmp/mon.out ($mpid), once it has joined
+# the groups: when a compaction we cause reaches it.
+monitor_start() {
+	$CLI monitor -j > /tmp/mon.out 2> /tmp/mon.err &
+	mpid=$!
+	_t=0
+	until grep -q '"type":"compaction"' /tmp/mon.out; do
+		kill -0 $mpid 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
+		_t=$((_t + 1))
+		[ $_t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
+		echo 1 > /proc/sys/vm/compact_memory
+		sleep 0.2
+	done
+}
+# monitor_stop WANT WORDS: once monitor has shown or lost WANT reclaims and
+# count says WORDS words (4: an OOM victim too), or 10 s passed, SIGINT; it
+# must exit 0.  The module sends from a work item: it may lag a little.
+monitor_stop() {
+	_want=$1 _words=$2 _t=0
+	# shellcheck disable=SC2046 # count's words
+	while set -- $(count); [ $(($1 + $2)) -lt "$_want" ] || [ $# -lt "$_words" ]; do
+		_t=$((_t + 1))
+		[ $_t -le 50 ] || break
+		sleep 0.2
+	done
+	kill -INT $mpid
+	wait $mpid
+	expect_eq "monitor exit status on SIGINT" $? 0
+	mpid=
+}
+monitor_start
+reclaims() { echo $(($(ms_stat direct_reclaim_count) + $(ms_stat memcg_reclaim_count))); }
+r0=$(reclaims) k0=$(ms_stat oom_kills)
+sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/oom_hog 0 1024" > /tmp/hog.out 2>&1 &
+hog=$!
+wait $hog
+expect_eq "oom_hog exit status (SIGKILL)" $? 137
+ms_stat_settled memcg_reclaim_count 30 > /dev/null || fail "memcg reclaims still going 30 s after the OOM kill"
+r1=$(reclaims) k1=$(ms_stat oom_kills)
+expect_eq "oom_kills delta" $((k1 - k0)) 1
+
+# monitor -j's events: "reclaim lost pid_reclaims oom_victims..."
+count() {
+	python3 -c 'import json, sys
+rec = lost = mine = 0
+victims = []
+for line in open("/tmp/mon.out"):
+    e = json.loads(line)
+    if e["type"] == "direct_reclaim":
+        rec += 1
+        mine += e["pid"] == int(sys.argv[1])
+    elif e["type"] == "lost":
+        lost += int(e["count"])	# "unknown" fails the test
+    elif e["type"] == "oom":
+        victims.append(str(e["victim_pid"]))
+print(rec, lost, mine, " ".join(victims))' "$hog"
+}
+monitor_stop $((r1 - r0)) 4
+# shellcheck disable=SC2046 # count's words
+set -- $(count)
+[ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
+ring=$(grep -c " pid=$hog " $D/direct_reclaim)
+diag "monitor: $1 reclaims ($3 by oom_hog), $2 lost, OOM victims ${4:-none}; the ring has $ring of oom_hog's"
+expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
+[ -n "${proact:-}" ] && echo "$proact" > "$P"
+[ "$2" = 0 ] && expect_eq "oom_hog's reclaims shown vs its direct_reclaim ring lines" "$3" "$ring"
+expect_eq "OOM kills shown: the victim's pid" "${4:-none} ${5:-}" "$hog "
+dmesg | grep -q "Killed process $hog " || fail "no 'Killed process $hog' in the kernel log"
+diag "kernel log: Killed process $hog"
+
+# Losses: a monitor whose socket holds a message or two, stopped while a
+# memcg's page cache is reclaimed, must say how many it lost, exactly.
+# The module counts every loss in one counter: no proactive compaction
+# meanwhile, and our own compactions delivered before the stop.
+rmem=$(cat /proc/sys/net/core/rmem_max)
+echo 4096 > /proc/sys/net/core/rmem_max
+P=/proc/sys/vm/compaction_proactiveness
+[ -e $P ] && proact=$(cat $P) && echo 0 > $P
+monitor_start
+echo "$rmem" > /proc/sys/net/core/rmem_max
+sleep 1
+kill -STOP $mpid
+echo 16M > $CG/memory.max
+r0=$(reclaims)
+sh -c "echo \$\$ > $CG/cgroup.procs && find /usr/lib /usr/bin -type f -size +256k |
+	head -n 40 | xargs cat > /dev/null 2>&1; exit 0"
+ms_stat_settled memcg_reclaim_count 30 > /dev/null || fail "memcg reclaims still going 30 s after the reader"
+r1=$(reclaims)
+kill -CONT $mpid
+monitor_stop $((r1 - r0)) 3
+# shellcheck disable=SC2046 # count's words
+set -- $(count)
+[ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
+diag "stopped monitor: $1 reclaims shown, $2 lost, of $((r1 - r0)); stderr: $(head -n 1 /tmp/mon.err)"
+expect_ge "reclaims lost (a full socket)" "$2" 1
+expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
+
+# Byte for byte, with nothing moving: every probe off, its data kept.
+# First what the parsers get: each file the CLI reads, as netlink renders it.
+for f in memleak slabtop mmapsnoop shmsnoop brkstack faultstacks; do
+	echo "enable $f" > $D/control || fail "enable $f"
+done
+"$W/touch_anon" 500 > /dev/null
+$CLI status > /dev/null
+echo "disable all" > $D/control || fail "disable all"
+MSREAD=$TOP/build/cli/msread
+[ -x "$MSREAD" ] || fail "no $MSREAD (make cli)"
+files=$(cd $D && find . -type f ! -name control ! -name events ! -path './hist/*' |
+	sed 's,^\./,,' | sort)
+# read3 FILE...: the files (cat: debugfs says its files are empty, and cmp
+# would believe it), msread's text of them and msread --netlink's.
+read3() {
+	(cd $D && cat "$@") > /tmp/file.out || fail "cat $*"
+	"$MSREAD" "$@" > /tmp/files.out || fail "msread $*"
+	"$MSREAD" --netlink "$@" > /tmp/nl.out 2> /tmp/nl.err || fail "msread --netlink $*: $(cat /tmp/nl.err)"
+}
+same3() {
+	cmp -s /tmp/file.out /tmp/files.out && cmp -s /tmp/files.out /tmp/nl.out
+}
+# All at once; one by one only to name the one that differs.
+others=$(echo "$files" | grep -vx memleak)
+# shellcheck disable=SC2086 # names without spaces
+read3 $others
+if ! same3; then
+	for f in $others; do
+		read3 "$f"
+		same3 || fail "$f: file, msread, msread --netlink: $(diff /tmp/file.out /tmp/files.out | head -n 4) $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
+	done
+	fail "the files differ read together, not one by one"
+fi
+# memleak's oldest_ms is an age, it grows between two reads: the rest must not.
+read3 memleak
+for o in file files nl; do
+	awk '{ $NF = ""; print }' /tmp/$o.out > /tmp/$o.tmp && mv /tmp/$o.tmp /tmp/$o.out
+done
+same3 || fail "memleak: file, msread, msread --netlink: $(diff /tmp/file.out /tmp/files.out | head -n 4) $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
+diag "$(echo "$files" | wc -w) files read the same over netlink (memleak without its ages)"
+for f in faults_by_pid faults_by_stack memleak slab oom direct_reclaim mmap hist_raw/fault_latency_ns; do
+	[ "$(grep -vc '^#' $D/$f)" -ge 1 ] || fail "$f has no rows: compared empty"
+done
+
+# Then every tool, in text and JSON.  The probes that stay quiet here are
+# on again, so that the tools they feed run; the others' tools say they
+# are off, which must read the same too.
+while read -r p _; do
+	case $p in oom*|direct_reclaim*|memcg_reclaim*|swapin*|hugetlb*|shrink*|kswapd*|writepage*)
+		echo "enable $p" > $D/control ;;
+	esac
+done < $D/probes
+# status names its source: the one line that differs, by design; and a
+# report's time of day may tick between the two runs.
+nosource() { sed -E -e '/^directory \//d; /^netlink family memscope$/d' \
+		 -e 's/"dir":"[^"]*",//; s/"netlink":"memscope",//' \
+		 -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/HH:MM:SS/g'; }
+n=0 off=
+for tool in status faults "faults --hist" "faults --stacks" ffaults swapin "swapin --residency" \
+	    hfaults "oomkill --last" "drsnoop --last" "drsnoop --memcg --last" vmscan \
+	    shrinkers compact "compact --hist" memleak slabtop "mmapsnoop --last" \
+	    "shmsnoop --last" brkstack export "export --prometheus"; do
+	for j in "" -j; do
+		# shellcheck disable=SC2086
+		$CLI $j $tool > /tmp/files.out 2>&1
+		rf=$?
+		# shellcheck disable=SC2086
+		$CLI --netlink $j $tool > /tmp/nl.out 2>&1
+		rn=$?
+		[ "$rn" = "$rf" ] ||
+			fail "memscope $j $tool: exit status $rn over netlink, $rf over files: $(head -c 300 /tmp/nl.out)"
+		nosource < /tmp/files.out > /tmp/files.cmp
+		nosource < /tmp/nl.out > /tmp/nl.cmp
+		cmp -s /tmp/files.cmp /tmp/nl.cmp ||
+			fail "memscope $j $tool differs over netlink: $(diff /tmp/files.cmp /tmp/nl.cmp | head -n 8)"
+		n=$((n + 1))
+		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool"
+	done
+done
+diag "$n tool runs print the same over files and netlink; probes off, so the same error: ${off#, }"
+$CLI drsnoop --memcg --last > /tmp/out
+expect_ge "drsnoop --memcg --last rows compared" "$(grep -c ' memcg$' /tmp/out)" 1
+$CLI oomkill --last > /tmp/out
+grep -q "$hog" /tmp/out || fail "oomkill --last compared without the OOM kill: $(cat /tmp/out)"
+
+$CLI --netlink analyze 1 > /tmp/out 2>&1 || fail "analyze --netlink: $(cat /tmp/out)"
+grep -q ', memscope module in netlink family memscope$' /tmp/out || fail "analyze --netlink: $(head -n 3 /tmp/out)"
+diag "analyze over netlink: with the module, and without it (/proc only)"
+
+# Without CAP_SYS_ADMIN: refused, and told why.
+if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$CLI" --netlink faults > /tmp/out 2>&1; then
+	fail "memscope --netlink faults succeeded as nobody"
+fi
+grep -q 'needs CAP_SYS_ADMIN' /tmp/out || fail "as nobody: $(cat /tmp/out)"
+diag "as nobody: $(cat /tmp/out)"
+if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$CLI" monitor > /tmp/out 2>&1; then
+	fail "memscope monitor succeeded as nobody"
+fi
+grep -q 'needs CAP_SYS_ADMIN' /tmp/out || fail "monitor as nobody: $(cat /tmp/out)"
+
+# No debugfs (a locked-down host may not mount it): the files are gone,
+# netlink is not.
+umount /sys/kernel/debug || fail "umount debugfs"
+if $CLI status > /tmp/out 2>&1; then fail "status read files with debugfs unmounted"; fi
+$CLI --netlink status > /tmp/out 2>&1 || fail "memscope --netlink status without debugfs: $(cat /tmp/out)"
+grep -q '^netlink family memscope$' /tmp/out || fail "--netlink status: $(cat /tmp/out)"
+mount -t debugfs none /sys/kernel/debug || fail "mount debugfs"
+diag "debugfs unmounted: status fails over files, works over netlink"
+exit 0

@@ -1,0 +1,979 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The netlink backend: the module's generic netlink family read as if it
+ * were the files.  Each read renders the text the file holds, from the
+ * typed attributes and in the kernel's formats (module/fs.c, probe.c,
+ * table.c, memleak.c, stats.c), so the parsers and tools do not know which
+ * door the data came through.  The events stream is the multicast groups.
+ * Copyright (C) 2026 The memscope authors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memscope.h"
+#include "nl.h"
+
+#ifndef MS_HAVE_LIBNL
+
+int ms_nl_use(void)
+{
+	ms_fail("this memscope was built without libnl-genl-3, so it has no netlink backend and no monitor: install libnl-genl-3-dev (libnl3-devel) and rebuild it, or read the files (drop --netlink, unset MEMSCOPE_NETLINK)");
+	return -1;
+}
+
+bool ms_nl_on(void)
+{
+	return false;
+}
+
+const char *ms_nl_where(void)
+{
+	return "";
+}
+
+const char *ms_nl_absent(void)
+{
+	return "built without libnl-genl-3";
+}
+
+int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
+{
+	(void)name, (void)data, (void)len, (void)optional;
+	return ms_nl_use();
+}
+
+int ms_nl_list_hists(char ***names)
+{
+	*names = NULL;
+	return ms_nl_use();
+}
+
+struct ms_nl_stream *ms_nl_stream_open(void)
+{
+	ms_nl_use();
+	return NULL;
+}
+
+int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
+{
+	(void)s, (void)line, (void)len;
+	return -1;
+}
+
+void ms_nl_stream_close(struct ms_nl_stream *s)
+{
+	(void)s;
+}
+
+#else /* MS_HAVE_LIBNL */
+
+#include <inttypes.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "../module/uapi/memscope_genl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define WHERE "netlink family " MEMSCOPE_GENL_NAME
+
+static bool nl_on;
+static struct nl_sock *cmd_sock;
+static int family = -1;
+
+bool ms_nl_on(void)
+{
+	return nl_on;
+}
+
+const char *ms_nl_where(void)
+{
+	return WHERE;
+}
+
+int ms_nl_use(void)
+{
+	nl_on = true;
+	return 0;
+}
+
+static const char *cmd_name(uint8_t cmd)
+{
+	switch (cmd) {
+	case MEMSCOPE_CMD_GET_STATS: return "GET_STATS";
+	case MEMSCOPE_CMD_GET_PROBES: return "GET_PROBES";
+	case MEMSCOPE_CMD_GET_TABLE: return "GET_TABLE";
+	case MEMSCOPE_CMD_GET_HIST: return "GET_HIST";
+	case MEMSCOPE_CMD_GET_TEXT: return "GET_TEXT";
+	case MEMSCOPE_CMD_GET_HISTS: return "GET_HISTS";
+	default: return "a command";
+	}
+}
+
+static void fail_perm(const char *what)
+{
+	ms_fail("the " WHERE " refused %s: permission denied, memscope needs CAP_SYS_ADMIN (and CAP_NET_ADMIN) for every command and group: run it as root (sudo memscope ...)",
+		what);
+}
+
+/* A socket to the family: the id found, or an error said and NULL. */
+static struct nl_sock *family_connect(int *id)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int err;
+
+	if (!sk) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	err = genl_connect(sk);
+	if (err < 0) {
+		ms_fail("cannot open a generic netlink socket: %s, check the seccomp or LSM policy that confines memscope",
+			nl_geterror(err));
+		goto fail;
+	}
+	/* Replies outgrow a page (GET_PROBES is about 5 KiB): peek for the size. */
+	nl_socket_enable_msg_peek(sk);
+	*id = genl_ctrl_resolve(sk, MEMSCOPE_GENL_NAME);
+	if (*id == -NLE_OBJ_NOTFOUND) {
+		ms_fail("the " WHERE " is not registered: the memscope module is not loaded, or too old to have it (`memscope status` without --netlink tells), load it with `modprobe memscope`");
+		goto fail;
+	}
+	if (*id < 0) {
+		ms_fail("cannot look up the " WHERE ": %s, check that the module is still loaded",
+			nl_geterror(*id));
+		goto fail;
+	}
+	return sk;
+fail:
+	nl_socket_free(sk);
+	return NULL;
+}
+
+static int nl_init(void)
+{
+	if (cmd_sock)
+		return 0;
+	cmd_sock = family_connect(&family);
+	return cmd_sock ? 0 : -1;
+}
+
+/* Called per message with the attributes after the genl header. */
+typedef int (*nl_msg_fn)(struct nlattr *attrs, int len, void *arg);
+
+struct nl_call {
+	nl_msg_fn fn;
+	void *arg;
+	int kerr;		/* the kernel's errno, negative, or 0 */
+	int ret;		/* fn's failure */
+	bool done;
+};
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct nl_call *c = arg;
+	struct genlmsghdr *g = genlmsg_hdr(nlmsg_hdr(msg));
+
+	if (c->ret)
+		return NL_SKIP;
+	c->ret = c->fn(genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), c->arg);
+	return NL_OK;
+}
+
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nl_call *c = arg;
+
+	(void)nla;
+	c->kerr = e->error;
+	c->done = true;
+	return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct nl_call *c = arg;
+
+	(void)msg;
+	c->done = true;
+	return NL_STOP;
+}
+
+/* A dump's end; newer kernels put the dump's error in its payload. */
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct nl_call *c = arg;
+	int err;
+
+	if (nlmsg_datalen(h) >= (int)sizeof(err)) {
+		memcpy(&err, nlmsg_data(h), sizeof(err));
+		if (err < 0)
+			c->kerr = err;
+	}
+	c->done = true;
+	return NL_STOP;
+}
+
+/*
+ * One request, its replies handed to fn.  Returns 0, the kernel's errno
+ * (negative) for the caller to judge, or 1: failed here, the error said.
+ */
+static int nl_request(uint8_t cmd, const char *name, bool dump, nl_msg_fn fn, void *arg)
+{
+	struct nl_call c = { .fn = fn, .arg = arg };
+	struct nl_msg *msg = NULL;
+	struct nl_cb *cb = NULL;
+	int err, ret = 1;
+
+	if (nl_init())
+		return 1;
+	msg = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!msg || !cb) {
+		ms_fail("out of memory, free some memory");
+		goto out;
+	}
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, dump ? NLM_F_DUMP : 0,
+			 cmd, MEMSCOPE_GENL_VERSION) ||
+	    (name && nla_put_string(msg, MEMSCOPE_A_NAME, name) < 0)) {
+		ms_fail("cannot build a netlink request for %s", name ? name : cmd_name(cmd));
+		goto out;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &c);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &c);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &c);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &c);
+	err = nl_send_auto(cmd_sock, msg);
+	while (err >= 0 && !c.done)
+		err = nl_recvmsgs(cmd_sock, cb);
+	if (c.kerr) {
+		ret = c.kerr;
+	} else if (err < 0 && !c.done) {
+		ms_fail("netlink %s for %s failed: %s, check that the module is still loaded",
+			cmd_name(cmd), name ? name : "the module", nl_geterror(err));
+	} else {
+		ret = c.ret ? 1 : 0;
+	}
+out:
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	return ret;
+}
+
+/*
+ * A request, its failure explained: 0, 1 (ENOENT and @optional: no such
+ * thing, said by no one) or -1 (the error said).
+ */
+static int nl_get(uint8_t cmd, const char *name, bool dump, nl_msg_fn fn, void *arg,
+		  bool optional)
+{
+	int r = nl_request(cmd, name, dump, fn, arg);
+	char what[128];
+
+	if (r >= 0)
+		return r ? -1 : 0;
+	snprintf(what, sizeof(what), "%s%s%s", cmd_name(cmd), name ? " " : "", name ? name : "");
+	if (r == -EPERM || r == -EACCES) {
+		fail_perm(what);
+	} else if (r == -ENOENT && optional) {
+		return 1;
+	} else if (r == -ENOENT || r == -EOPNOTSUPP || r == -EINVAL) {
+		ms_fail("the " WHERE " does not serve %s (%s), check that the module version matches this CLI (`memscope status`)",
+			what, strerror(-r));
+	} else {
+		ms_fail("the " WHERE " failed %s: %s, check that the module is still loaded",
+			what, strerror(-r));
+	}
+	return -1;
+}
+
+static int ignore_reply(struct nlattr *attrs, int len, void *arg)
+{
+	(void)attrs, (void)len, (void)arg;
+	return 0;
+}
+
+const char *ms_nl_absent(void)
+{
+	struct nl_sock *sk;
+	int id, r;
+
+	if (!cmd_sock) {
+		sk = nl_socket_alloc();
+		if (!sk)
+			return "out of memory";
+		id = genl_connect(sk) < 0 ? -NLE_FAILURE : genl_ctrl_resolve(sk, MEMSCOPE_GENL_NAME);
+		nl_socket_free(sk);
+		if (id == -NLE_OBJ_NOTFOUND)
+			return "memscope module not loaded";
+		if (id < 0)
+			return "its netlink family does not answer";
+	}
+	r = nl_request(MEMSCOPE_CMD_GET_STATS, NULL, false, ignore_reply, NULL);
+	if (r == -EPERM || r == -EACCES)
+		return "its netlink family needs CAP_SYS_ADMIN";
+	return r ? "its netlink family does not answer" : NULL;
+}
+
+/* ---- rendering the files ------------------------------------------------ */
+
+struct text {
+	FILE *fp;
+	char *buf;
+	size_t len;
+	bool header;		/* a table's header line is out */
+	bool stack;		/* faults_by_stack, brk_by_stack: DEPTH and FRAMES */
+	bool leak;		/* memleak: its own show function */
+	bool bad;		/* an attribute not as the protocol says */
+};
+
+static int text_open(struct text *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->fp = open_memstream(&t->buf, &t->len);
+	if (!t->fp) {
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* 0 with the text in *data, or -1 (the error said). */
+static int text_close(struct text *t, const char *name, int r, char **data, size_t *len)
+{
+	if (fclose(t->fp) && !r) {
+		ms_fail("out of memory, free some memory");
+		r = -1;
+	}
+	if (!r && t->bad) {
+		ms_fail("the " WHERE " sent %s in a form this CLI does not know, check that the module version matches this CLI (`memscope status`)",
+			name);
+		r = -1;
+	}
+	if (r) {
+		free(t->buf);
+		return r;
+	}
+	*data = t->buf;
+	*len = t->len;
+	return 0;
+}
+
+/* A nest's attribute of @type, or NULL. */
+static struct nlattr *nest_get(struct nlattr *nest, int type)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_nested(a, nest, rem)
+		if (nla_type(a) == type)
+			return a;
+	return NULL;
+}
+
+static const char *nest_str(struct text *t, struct nlattr *nest, int type)
+{
+	struct nlattr *a = nest_get(nest, type);
+
+	if (!a || nla_len(a) < 1 || ((char *)nla_data(a))[nla_len(a) - 1]) {
+		t->bad = true;
+		return "";
+	}
+	return nla_get_string(a);
+}
+
+static uint64_t nest_u64(struct text *t, struct nlattr *nest, int type)
+{
+	struct nlattr *a = nest_get(nest, type);
+
+	if (!a || nla_len(a) != sizeof(uint64_t)) {
+		t->bad = true;
+		return 0;
+	}
+	return nla_get_u64(a);
+}
+
+static uint32_t nest_u32(struct text *t, struct nlattr *nest, int type)
+{
+	struct nlattr *a = nest_get(nest, type);
+
+	if (!a || nla_len(a) != sizeof(uint32_t)) {
+		t->bad = true;
+		return 0;
+	}
+	return nla_get_u32(a);
+}
+
+/* As the kernel's ms_escape(): octal for space and below, backslash, 0x7f up. */
+static void put_escaped(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c == '\\' || c >= 0x7f)
+			fprintf(fp, "\\%03o", c);
+		else
+			fputc(c, fp);
+	}
+}
+
+/* stats: "NAME VALUE" per STAT, as module/fs.c. */
+static int render_stats(struct nlattr *attrs, int len, void *arg)
+{
+	struct text *t = arg;
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != MEMSCOPE_A_STAT)
+			continue;
+		fprintf(t->fp, "%s %" PRIu64 "\n", nest_str(t, a, MEMSCOPE_A_NAME),
+			nest_u64(t, a, MEMSCOPE_A_VALUE));
+	}
+	return 0;
+}
+
+/* probes: module/probe.c's header, then a line per PROBE. */
+static int render_probes(struct nlattr *attrs, int len, void *arg)
+{
+	struct text *t = arg;
+	struct nlattr *a;
+	int rem;
+
+	fputs("# name target state hits missed\n", t->fp);
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != MEMSCOPE_A_PROBE)
+			continue;
+		fprintf(t->fp, "%s %s %s %" PRIu64 " %" PRIu64 "\n",
+			nest_str(t, a, MEMSCOPE_A_NAME), nest_str(t, a, MEMSCOPE_A_TARGET),
+			nest_str(t, a, MEMSCOPE_A_STATE), nest_u64(t, a, MEMSCOPE_A_HITS),
+			nest_u64(t, a, MEMSCOPE_A_MISSED));
+	}
+	return 0;
+}
+
+/*
+ * A table: HEADER once, then per ROW "[PID ]NAME N..." and, for stacks,
+ * " DEPTH 0xa,0xb" or " 0 -", as module/table.c's show; memleak's rows as
+ * module/memleak.c's, its site unescaped and its numbers unsigned.
+ */
+static void render_row(struct text *t, struct nlattr *row)
+{
+	struct nlattr *pid = nest_get(row, MEMSCOPE_A_PID);
+	struct nlattr *cols = nest_get(row, MEMSCOPE_A_COLUMNS);
+	struct nlattr *frames, *c;
+	uint32_t depth, i;
+	int rem, n = 0;
+
+	if (pid)
+		fprintf(t->fp, "%" PRIu32 " ", nest_u32(t, row, MEMSCOPE_A_PID));
+	if (t->leak)
+		fputs(nest_str(t, row, MEMSCOPE_A_NAME), t->fp);
+	else
+		put_escaped(t->fp, nest_str(t, row, MEMSCOPE_A_NAME));
+	if (!cols) {
+		t->bad = true;
+		return;
+	}
+	nla_for_each_nested(c, cols, rem) {
+		if (nla_type(c) != ++n || nla_len(c) != sizeof(uint64_t)) {
+			t->bad = true;
+			return;
+		}
+		if (t->leak)
+			fprintf(t->fp, " %" PRIu64, nla_get_u64(c));
+		else
+			fprintf(t->fp, " %" PRId64, (int64_t)nla_get_u64(c));
+	}
+	if (nest_get(row, MEMSCOPE_A_DEPTH)) {
+		depth = nest_u32(t, row, MEMSCOPE_A_DEPTH);
+		frames = nest_get(row, MEMSCOPE_A_FRAMES);
+		if (!frames || (size_t)nla_len(frames) != depth * sizeof(uint64_t)) {
+			t->bad = true;
+			return;
+		}
+		fprintf(t->fp, " %" PRIu32 " %s", depth, depth ? "" : "-");
+		for (i = 0; i < depth; i++) {
+			uint64_t f;
+
+			memcpy(&f, (char *)nla_data(frames) + i * sizeof(f), sizeof(f));
+			fprintf(t->fp, "%s0x%" PRIx64, i ? "," : "", f);
+		}
+	} else if (t->stack) {
+		t->bad = true;
+	}
+	fputc('\n', t->fp);
+}
+
+static int render_table(struct nlattr *attrs, int len, void *arg)
+{
+	struct text *t = arg;
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		switch (nla_type(a)) {
+		case MEMSCOPE_A_HEADER:
+			/* Every message repeats it; the file has it once. */
+			if (!t->header)
+				fprintf(t->fp, "%s\n", nla_get_string(a));
+			t->header = true;
+			break;
+		case MEMSCOPE_A_ROW:
+			if (!t->header)
+				t->bad = true;
+			render_row(t, a);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* hist_raw/NAME: "# count N sum S", "# lo hi count", then "LO HI COUNT". */
+static int render_hist(struct nlattr *attrs, int len, void *arg)
+{
+	struct text *t = arg;
+	uint64_t count = 0, sum = 0;
+	bool has_count = false, has_sum = false;
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) == MEMSCOPE_A_COUNT && nla_len(a) == sizeof(uint64_t)) {
+			count = nla_get_u64(a);
+			has_count = true;
+		} else if (nla_type(a) == MEMSCOPE_A_SUM && nla_len(a) == sizeof(uint64_t)) {
+			sum = nla_get_u64(a);
+			has_sum = true;
+		}
+	}
+	if (!has_count || !has_sum)
+		t->bad = true;
+	fprintf(t->fp, "# count %" PRIu64 " sum %" PRIu64 "\n# lo hi count\n", count, sum);
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != MEMSCOPE_A_BUCKET)
+			continue;
+		fprintf(t->fp, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			nest_u64(t, a, MEMSCOPE_A_LO), nest_u64(t, a, MEMSCOPE_A_HI),
+			nest_u64(t, a, MEMSCOPE_A_COUNT));
+	}
+	return 0;
+}
+
+/* version and the event rings: the file's lines, as the kernel wrote them. */
+static int render_lines(struct nlattr *attrs, int len, void *arg)
+{
+	struct text *t = arg;
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem)
+		if (nla_type(a) == MEMSCOPE_A_LINE)
+			fprintf(t->fp, "%s\n", nla_get_string(a));
+	return 0;
+}
+
+/* Served by GET_TEXT: the files with no typed command. */
+static const char *const text_files[] = {
+	"version", "oom", "direct_reclaim", "compaction", "mmap", "shm", NULL
+};
+
+static bool is_text_file(const char *name)
+{
+	const char *const *p;
+
+	for (p = text_files; *p; p++)
+		if (!strcmp(*p, name))
+			return true;
+	return false;
+}
+
+int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
+{
+	struct text t;
+	int r;
+
+	if (text_open(&t))
+		return -1;
+	if (!strcmp(name, "stats")) {
+		r = nl_get(MEMSCOPE_CMD_GET_STATS, NULL, false, render_stats, &t, optional);
+	} else if (!strcmp(name, "probes")) {
+		r = nl_get(MEMSCOPE_CMD_GET_PROBES, NULL, false, render_probes, &t, optional);
+	} else if (!strncmp(name, "hist_raw/", 9)) {
+		r = nl_get(MEMSCOPE_CMD_GET_HIST, name + 9, false, render_hist, &t, optional);
+	} else if (is_text_file(name)) {
+		r = nl_get(MEMSCOPE_CMD_GET_TEXT, name, true, render_lines, &t, optional);
+	} else {
+		t.leak = !strcmp(name, "memleak");
+		t.stack = strstr(name, "_by_stack") != NULL;
+		r = nl_get(MEMSCOPE_CMD_GET_TABLE, name, true, render_table, &t, optional);
+		if (!r && !t.header)
+			t.bad = true;
+	}
+	if (r > 0) {
+		fclose(t.fp);
+		free(t.buf);
+		return 1;
+	}
+	return text_close(&t, name, r, data, len);
+}
+
+struct hist_names {
+	char **v;
+	int n;
+	bool nomem;
+};
+
+static int collect_hists(struct nlattr *attrs, int len, void *arg)
+{
+	struct hist_names *h = arg;
+	struct nlattr *a;
+	char **nv;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != MEMSCOPE_A_NAME)
+			continue;
+		nv = realloc(h->v, (size_t)(h->n + 1) * sizeof(*nv));
+		if (!nv || !(nv[h->n] = strdup(nla_get_string(a)))) {
+			h->v = nv ? nv : h->v;
+			h->nomem = true;
+			return -1;
+		}
+		h->v = nv;
+		h->n++;
+	}
+	return 0;
+}
+
+int ms_nl_list_hists(char ***names)
+{
+	struct hist_names h = { 0 };
+	int r = nl_get(MEMSCOPE_CMD_GET_HISTS, NULL, false, collect_hists, &h, false);
+
+	if (r || h.nomem) {
+		if (h.nomem)
+			ms_fail("out of memory, free some memory");
+		while (h.n--)
+			free(h.v[h.n]);
+		free(h.v);
+		*names = NULL;
+		return -1;
+	}
+	*names = h.v;
+	return h.n;
+}
+
+/* ---- the events stream --------------------------------------------------- */
+
+/*
+ * Lines as the events file gives them: "TYPE FIELDS" per event, and
+ * "lost count=N" before the next event when some were lost.  netlink says
+ * only that a socket overran (ENOBUFS), not how much; the module counts
+ * what its listeners missed in netlink_dropped (this socket's overruns
+ * too, as it sets NETLINK_BROADCAST_ERROR), so a loss is that counter's
+ * growth, looked at when the socket overran or the sequence skipped.
+ */
+struct ms_nl_stream {
+	struct nl_sock *sk;
+	int fd;
+	int family;
+	char *buf;
+	size_t cap;
+	size_t len, off;	/* the datagram in buf, and the next message */
+	char *line;		/* the line handed out */
+	uint64_t dropped;	/* netlink_dropped when last looked at */
+	uint64_t next_seq;	/* the sequence number expected next */
+	bool have_seq;
+	bool overrun;		/* ENOBUFS not yet matched by netlink_dropped */
+	int overrun_tries;
+	bool closing;		/* stopped: the counter looked at once more */
+};
+
+static const struct {
+	const char *group;
+	uint8_t cmd;
+	const char *type;	/* as the events file names it */
+} ms_groups[] = {
+	{ MEMSCOPE_MCGRP_OOM, MEMSCOPE_CMD_EVENT_OOM, "oom" },
+	{ MEMSCOPE_MCGRP_RECLAIM, MEMSCOPE_CMD_EVENT_RECLAIM, "direct_reclaim" },
+	{ MEMSCOPE_MCGRP_COMPACTION, MEMSCOPE_CMD_EVENT_COMPACTION, "compaction" },
+	/* memleak's group carries nothing yet: not joined. */
+};
+
+static int load_dropped(uint64_t *v)
+{
+	struct ms_stats st;
+
+	if (ms_load_stats(&st))
+		return -1;
+	*v = ms_stats_val(&st, "netlink_dropped");
+	ms_stats_free(&st);
+	return 0;
+}
+
+struct ms_nl_stream *ms_nl_stream_open(void)
+{
+	struct ms_nl_stream *s = calloc(1, sizeof(*s));
+	int grp, one = 1, rcvbuf = 1 << 20;
+	size_t i;
+
+	if (!s) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	s->cap = 64 << 10;
+	s->buf = malloc(s->cap);
+	if (!s->buf) {
+		ms_fail("out of memory, free some memory");
+		goto fail;
+	}
+	s->sk = family_connect(&s->family);
+	if (!s->sk)
+		goto fail;
+	nl_socket_disable_seq_check(s->sk);
+	s->fd = nl_socket_get_fd(s->sk);
+	for (i = 0; i < sizeof(ms_groups) / sizeof(ms_groups[0]); i++) {
+		grp = genl_ctrl_resolve_grp(s->sk, MEMSCOPE_GENL_NAME, ms_groups[i].group);
+		if (grp == -NLE_OBJ_NOTFOUND) {
+			ms_fail("the " WHERE " has no group \"%s\": this kernel cannot keep netlink groups to CAP_SYS_ADMIN, so the module offers none (docs/netlink.md); follow events from the files instead (drop --netlink)",
+				ms_groups[i].group);
+			goto fail;
+		}
+		if (grp < 0) {
+			ms_fail("cannot look up the " WHERE "'s group \"%s\": %s, check that the module is still loaded",
+				ms_groups[i].group, nl_geterror(grp));
+			goto fail;
+		}
+		if (setsockopt(s->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp))) {
+			if (errno == EPERM || errno == EACCES) {
+				char what[64];
+
+				snprintf(what, sizeof(what), "joining group \"%s\"", ms_groups[i].group);
+				fail_perm(what);
+			} else {
+				ms_fail("cannot join the " WHERE "'s group \"%s\": %s",
+					ms_groups[i].group, strerror(errno));
+			}
+			goto fail;
+		}
+	}
+	/* Overruns counted in netlink_dropped, and room so there are few. */
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_BROADCAST_ERROR, &one, sizeof(one));
+	setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (load_dropped(&s->dropped))
+		goto fail;
+	return s;
+fail:
+	ms_nl_stream_close(s);
+	return NULL;
+}
+
+void ms_nl_stream_close(struct ms_nl_stream *s)
+{
+	if (!s)
+		return;
+	if (s->sk)
+		nl_socket_free(s->sk);
+	free(s->buf);
+	free(s->line);
+	free(s);
+}
+
+/* "lost count=N" if netlink_dropped grew; 1 if it did, 0 if not, -1. */
+static int check_lost(struct ms_nl_stream *s, char **line, size_t *len)
+{
+	uint64_t now;
+
+	if (load_dropped(&now))
+		return -1;
+	if (now <= s->dropped)
+		return 0;
+	free(s->line);
+	if (asprintf(&s->line, "lost count=%" PRIu64, now - s->dropped) < 0) {
+		s->line = NULL;
+		return -1;
+	}
+	s->dropped = now;
+	s->overrun = false;
+	*line = s->line;
+	*len = strlen(s->line);
+	return 1;
+}
+
+/* The next datagram into buf: 1, 0 (stop or nothing within the wait), -1. */
+static int receive(struct ms_nl_stream *s, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+	ssize_t r;
+	char *nb;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return 0;
+	/* An overrun is told once, to whichever call comes first: the peek. */
+	r = recv(s->fd, s->buf, s->cap, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+	if (r > 0 && (size_t)r > s->cap) {
+		nb = realloc(s->buf, (size_t)r);
+		if (!nb) {
+			ms_fail("out of memory, free some memory");
+			return -1;
+		}
+		s->buf = nb;
+		s->cap = (size_t)r;
+	}
+	if (r >= 0)
+		r = recv(s->fd, s->buf, s->cap, MSG_DONTWAIT);
+	if (r < 0) {
+		if (errno == ENOBUFS) {
+			s->overrun = true;
+			s->overrun_tries = 0;
+			return 0;
+		}
+		if (errno == EINTR || errno == EAGAIN)
+			return 0;
+		ms_fail("cannot receive from the " WHERE ": %s, check that the module is still loaded",
+			strerror(errno));
+		return -1;
+	}
+	s->len = (size_t)r;
+	s->off = 0;
+	return 1;
+}
+
+/* The event line of a message, or NULL for one that is not an event. */
+static const char *event_line(struct ms_nl_stream *s, struct nlmsghdr *h, uint64_t *seq,
+			      bool *has_seq)
+{
+	struct genlmsghdr *g;
+	struct nlattr *a;
+	const char *type = NULL, *fields = NULL;
+	size_t i;
+	int rem;
+
+	if (h->nlmsg_type != s->family || !genlmsg_valid_hdr(h, 0))
+		return NULL;
+	g = genlmsg_hdr(h);
+	for (i = 0; i < sizeof(ms_groups) / sizeof(ms_groups[0]); i++)
+		if (ms_groups[i].cmd == g->cmd)
+			type = ms_groups[i].type;
+	if (!type)
+		return NULL;
+	*has_seq = false;
+	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
+		if (nla_type(a) == MEMSCOPE_A_LINE && nla_len(a) > 0 &&
+		    !((char *)nla_data(a))[nla_len(a) - 1])
+			fields = nla_data(a);
+		else if (nla_type(a) == MEMSCOPE_A_SEQ && nla_len(a) == sizeof(uint64_t)) {
+			*seq = nla_get_u64(a);
+			*has_seq = true;
+		}
+	}
+	if (!fields) {
+		static bool warned;
+
+		if (!warned)
+			print_warn("%s events from the " WHERE " have no LINE: the module is older than this CLI, they are skipped",
+				   type);
+		warned = true;
+		return NULL;
+	}
+	free(s->line);
+	if (asprintf(&s->line, "%s %s", type, fields) < 0) {
+		s->line = NULL;
+		return NULL;
+	}
+	return s->line;
+}
+
+int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
+{
+	struct nlmsghdr *h;
+	uint64_t seq = 0;
+	bool has_seq;
+	int r;
+
+	for (;;) {
+		/*
+		 * Losses that no later event revealed (the last ones before
+		 * the stop) are told before the end.
+		 */
+		if (ms_stop && !s->closing) {
+			s->closing = true;
+			r = check_lost(s, line, len);
+			if (r)
+				return r;
+		}
+		if (ms_stop)
+			return 0;
+		while (s->off < s->len) {
+			h = (struct nlmsghdr *)(s->buf + s->off);
+			if (!nlmsg_ok(h, (int)(s->len - s->off))) {
+				s->off = s->len;
+				break;
+			}
+			s->off += NLMSG_ALIGN(h->nlmsg_len);
+			if (!event_line(s, h, &seq, &has_seq))
+				continue;
+			/*
+			 * A skipped number is an event some reader lost, or one
+			 * no group carries (mmap, shm): the counter tells.
+			 */
+			if (has_seq && s->have_seq && seq != s->next_seq) {
+				r = check_lost(s, line, len);
+				if (r > 0) {
+					/* this event again at the next call, after the loss */
+					s->off -= NLMSG_ALIGN(h->nlmsg_len);
+					s->next_seq = seq;
+					return 1;
+				}
+				if (r < 0)
+					return -1;
+			}
+			if (has_seq) {
+				s->next_seq = seq + 1;
+				s->have_seq = true;
+			}
+			*line = s->line;
+			*len = strlen(s->line);
+			return 1;
+		}
+		/*
+		 * An overrun: the module counts the message it could not
+		 * queue right after netlink refuses it; give it a moment.
+		 */
+		if (s->overrun) {
+			r = check_lost(s, line, len);
+			if (r)
+				return r;
+			if (++s->overrun_tries >= 20) {
+				free(s->line);
+				s->line = strdup("lost count=unknown");
+				s->overrun = false;
+				if (!s->line)
+					return -1;
+				*line = s->line;
+				*len = strlen(s->line);
+				return 1;
+			}
+		}
+		r = receive(s, s->overrun ? 50 : 250);
+		if (r < 0)
+			return -1;
+	}
+}
+
+#endif /* MS_HAVE_LIBNL */

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (C) 2026 The memscope authors. */
+#ifndef MEMSCOPE_NL_H
+#define MEMSCOPE_NL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The netlink backend (nl.c): the module's generic netlink family serves
+ * the reads dir.c and events.c make of the files, rendered as the files'
+ * text, so every parser and tool is the same over both.  Built only with
+ * libnl-genl-3; without it, ms_nl_use() says so and fails.
+ */
+
+/* Turn the backend on (--netlink, MEMSCOPE_NETLINK=1): 0, or -1 with an error. */
+int ms_nl_use(void);
+bool ms_nl_on(void);
+/* Where the data comes from, for messages: "netlink family memscope". */
+const char *ms_nl_where(void);
+
+/*
+ * Why the family cannot be read (module not loaded, no CAP_SYS_ADMIN), or
+ * NULL if it can; said to no one: for analyze, whose module is optional.
+ */
+const char *ms_nl_absent(void);
+/* As dir.c's read of a file NAME: 0, 1 (missing and optional) or -1. */
+int ms_nl_read(const char *name, char **data, size_t *len, bool optional);
+/* The histograms' names, as a listing of hist_raw/: a count, or -1. */
+int ms_nl_list_hists(char ***names);
+
+/* The events stream as the multicast groups: the lines of the events file. */
+struct ms_nl_stream;
+struct ms_nl_stream *ms_nl_stream_open(void);
+/* 1: a line; 0: stop; -1: error */
+int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len);
+void ms_nl_stream_close(struct ms_nl_stream *s);
+
+#endif /* MEMSCOPE_NL_H */

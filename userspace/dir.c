@@ -547,7 +547,9 @@ static void describe_probe(char *buf, size_t size, const struct ms_probe *p)
 /*
  * A tool whose probes are off until enabled (family and module parameter
  * named as the tool): probe says whether the family is on, or why it
- * cannot be.  cost ends "its probes ... so they are off until enabled".
+ * cannot be.  cost is what its probes cost, as "<cost>, so it is off
+ * until enabled".
+ * Off after it ran (its probe has hits), the tool shows what it kept.
  */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost)
 {
@@ -562,7 +564,10 @@ int ms_check_optin(const char *tool, const char *family, const char *probe, cons
 
 		if (strcmp(p->name, probe))
 			continue;
-		if (p->st == MS_PROBE_DISABLED) {
+		if (p->st == MS_PROBE_DISABLED && p->hits) {
+			print_warn("%s is off: showing what it recorded while it was on; `echo enable %s > %s/control` turns it on again",
+				   family, family, ms_dir());
+		} else if (p->st == MS_PROBE_DISABLED) {
 			ms_fail("%s is off: %s, so it is off until enabled; run `echo enable %s > %s/control` (or load memscope with %s=1), then run memscope %s again",
 				family, cost, family, ms_dir(), family, tool);
 			ret = -1;
@@ -579,10 +584,16 @@ int ms_check_optin(const char *tool, const char *family, const char *probe, cons
 	return ret;
 }
 
+/*
+ * A tool's probes: if none of them is attached, the tool has nothing to
+ * show, unless they were disabled after they ran (they have hits): then
+ * it shows what they kept, and says they are off.  Probes off among
+ * others that work are warnings.
+ */
 int ms_check_probes(const char *tool, const char *const *patterns)
 {
 	struct ms_probes pr;
-	size_t i, matched = 0, usable = 0;
+	size_t i, matched = 0, usable = 0, ran = 0;
 	char msg[512], first[512] = "";
 
 	if (ms_load_probes(&pr, true))
@@ -595,11 +606,15 @@ int ms_check_probes(const char *tool, const char *const *patterns)
 			usable++;
 			continue;
 		}
+		if (pr.v[i].st == MS_PROBE_DISABLED && pr.v[i].hits)
+			ran++;
 		describe_probe(msg, sizeof(msg), &pr.v[i]);
 		if (!first[0])
 			snprintf(first, sizeof(first), "%s", msg);
 	}
-	if (matched && !usable) {
+	if (matched && !usable && ran) {
+		print_warn("%s: its probes are off, it shows what they recorded while they were on", tool);
+	} else if (matched && !usable) {
 		ms_fail("%s has no data: %s", tool, first);
 		ms_probes_free(&pr);
 		return -1;

@@ -150,23 +150,7 @@ static const struct ms_interval_ops leak_ops = {
 
 int cmd_memleak(const struct ms_opts *o)
 {
-	struct ms_probes pr;
-	size_t i;
-	bool on = false, known = false;
-
-	if (ms_load_probes(&pr, true) == 0) {
-		for (i = 0; i < pr.n; i++) {
-			if (strcmp(pr.v[i].name, "kmalloc"))
-				continue;
-			known = true;
-			on = pr.v[i].st == MS_PROBE_ATTACHED;
-		}
-		ms_probes_free(&pr);
-		if (known && !on) {
-			ms_fail("memleak is off: its probes cost on every slab allocation, so they are off until enabled; run `echo enable memleak > %s/control` (or load memscope with memleak=1), then run memscope memleak again",
-				ms_dir());
-			return 1;
-		}
-	}
+	if (ms_check_optin("memleak", "memleak", "kmalloc", "its probes cost on every slab allocation"))
+		return 1;
 	return ms_run_interval(o, &leak_ops, (void *)o);
 }

@@ -101,29 +101,9 @@ static const struct ms_interval_ops slab_ops = {
 
 int cmd_slabtop(const struct ms_opts *o)
 {
-	struct ms_probes pr;
-	size_t i;
-
 	/* slab_alloc says for the family: off, or unavailable and why. */
-	if (ms_load_probes(&pr, true) == 0) {
-		for (i = 0; i < pr.n; i++) {
-			if (strcmp(pr.v[i].name, "slab_alloc"))
-				continue;
-			if (pr.v[i].st == MS_PROBE_DISABLED) {
-				ms_probes_free(&pr);
-				ms_fail("slabtop is off: its probes cost on every kmem_cache allocation and free, so they are off until enabled; run `echo enable slabtop > %s/control` (or load memscope with slabtop=1), then run memscope slabtop again",
-					ms_dir());
-				return 1;
-			}
-			if (pr.v[i].st != MS_PROBE_ATTACHED) {
-				ms_fail("slabtop has no data: probe slab_alloc (%s) is %s on this kernel: %s, see `memscope status`",
-					pr.v[i].target, pr.v[i].st == MS_PROBE_UNAVAILABLE ? "unavailable" : pr.v[i].state,
-					*pr.v[i].reason ? pr.v[i].reason : "no reason given");
-				ms_probes_free(&pr);
-				return 1;
-			}
-		}
-		ms_probes_free(&pr);
-	}
+	if (ms_check_optin("slabtop", "slabtop", "slab_alloc",
+			   "its probes cost on every kmem_cache allocation and free"))
+		return 1;
 	return ms_run_interval(o, &slab_ops, (void *)o);
 }

@@ -285,6 +285,12 @@ t_memleak_off() { ms --dir "$FX/leakoff" memleak; rc_is 1 &&
 	has_err "memleak is off: its probes cost on every slab allocation" &&
 	has_err "echo enable memleak > $FX/leakoff/control"; }
 t "memleak with its probes off says how to enable them" t_memleak_off
+t_memleak_ran() { mkdir -p "$T/leakran" && cp -r "$FX/leak/." "$T/leakran/" &&
+	sed -i 's/^kmalloc kmalloc attached 1000 0$/kmalloc kmalloc disabled 1000 0/' "$T/leakran/probes" &&
+	ms --dir "$T/leakran" memleak; rc_is 0 &&
+	has_err "Warning: memleak is off: showing what it recorded while it was on; \`echo enable memleak > $T/leakran/control\` turns it on again" &&
+	has "msleak_kmalloc_site+0x1f/0x40[msleak]"; }
+t "memleak off after it ran: what it kept, and a warning" t_memleak_ran
 t_memleak_sample() { ms --dir "$FX/leaksample" memleak; rc_is 0 &&
 	has_re '^\[[0-9:]+\] Top 10 call sites with outstanding allocations \(sampled: 1 in 8 allocations, counts not scaled\):$' &&
 	ms -j --dir "$FX/leaksample" memleak && rc_is 0 && has '"sample":8' &&
@@ -556,6 +562,11 @@ t "unavailable probe with an alternative: warning, output continues" t_unavail_w
 t_disabled() { ms --dir "$FX/unavailable" compact; rc_is 1 && has_err "probe compaction (mm_compaction_begin) is disabled" &&
 	has_err "echo enable compaction >"; }
 t "disabled probe: says how to enable it" t_disabled
+t_disabled_ran() { mkdir -p "$T/ran" && cp -r "$FX/unavailable/." "$T/ran/" &&
+	sed -i 's/^compaction mm_compaction_begin disabled 0 0$/compaction mm_compaction_begin disabled 7 0/' "$T/ran/probes" &&
+	ms --dir "$T/ran" compact; rc_is 0 && has_err "Warning: compact: its probes are off, it shows what they recorded while they were on" &&
+	has_err "echo enable compaction >" && [ -s "$T/out" ] && ! grep -q '^Error' "$T/err" || { show; return 1; }; }
+t "disabled probe that ran: its data, and a warning that it is off" t_disabled_ran
 
 # ------------------------------------------------------ malformed input
 t_bad_stats() { ms --dir "$FX/malformed" vmscan; rc_is 0 && has_err "stats: skipped 6 malformed lines (first at line 3)"; }

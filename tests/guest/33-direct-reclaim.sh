@@ -6,7 +6,9 @@
 # try_to_free_pages().  That function counts allocstall_<zone> (before 4.10
 # one allocstall, which the same prefix sums) once per
 # do_try_to_free_pages() between the direct_reclaim_begin/end events, so
-# the counts must agree; drsnoop must show the hogs.
+# the counts must agree; drsnoop must show the hogs.  The hogs run again
+# until there have been 1,000 reclaims: `memscope monitor` must show every
+# one of them (the events file's reader too), or say how many it lost.
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
@@ -17,8 +19,10 @@ Z=/dev/zram0
 echo 512M > /sys/block/zram0/disksize || fail "zram disksize"
 mkswap $Z > /dev/null || fail "mkswap $Z"
 swapon $Z || fail "swapon $Z"
+[ -x "$CLI" ] || fail "no CLI at $CLI (make cli)"
+command -v python3 > /dev/null || skip "python3 needed to read monitor's JSON"
 ms_load
-trap 'kill $reader 2>/dev/null; ms_unload 2>/dev/null; swapoff '$Z' 2>/dev/null' EXIT
+trap 'kill $reader $mpid 2>/dev/null; ms_unload 2>/dev/null; swapoff '$Z' 2>/dev/null' EXIT
 for p in direct_reclaim_begin direct_reclaim_end; do
 	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
 done
@@ -27,26 +31,35 @@ diag "$(grep -E '^(MemTotal|MemFree|MemAvailable)' /proc/meminfo | tr -s ' ' | t
 # The events stream sees every reclaim, not only the ring's last N.
 cat $D/events > /tmp/events.out &
 reader=$!
+monitor_start
 a0=$(vmstat_sum allocstall); c0=$(ms_stat direct_reclaim_count)
-# Page cache first, then anonymous memory well past what is left.
+m0=$(ms_stat memcg_reclaim_count)
+# Page cache first, then anonymous memory well past what is left, until
+# 1,000 reclaims; h1 and h2 are the first round's hogs.
 find /usr/lib /usr/bin -type f -size +256k 2>/dev/null | head -n 60 | xargs cat > /dev/null 2>&1
-"$W/memhog" 160 > /tmp/hog1.out &
-h1=$!
-"$W/memhog" 160 > /tmp/hog2.out &
-h2=$!
-wait $h1 || fail "memhog 1 failed: $(cat /tmp/hog1.out)"
-wait $h2 || fail "memhog 2 failed: $(cat /tmp/hog2.out)"
+round=0 h1=
+while [ $(($(vmstat_sum allocstall) - a0)) -lt 1000 ]; do
+	round=$((round + 1))
+	[ $round -le 20 ] || fail "only $(($(vmstat_sum allocstall) - a0)) direct reclaims after 20 rounds of hogs"
+	"$W/memhog" 160 > /tmp/hog1.out &
+	h=$!
+	"$W/memhog" 160 > /tmp/hog2.out &
+	[ -n "$h1" ] || { h1=$h; h2=$!; }
+	wait $h || fail "memhog 1 failed: $(cat /tmp/hog1.out)"
+	wait $! || fail "memhog 2 failed: $(cat /tmp/hog2.out)"
+done
 # Reclaim can still end after the hogs exit (once it was the events
 # reader's own, on 6.12-rt: one event more than the count read here):
 # read the counts once they have stopped moving.
 c1=$(ms_stat_settled direct_reclaim_count 30) ||
 	fail "direct_reclaim_count still moving 30 s after the hogs exited"
 a1=$(vmstat_sum allocstall)
+m1=$(ms_stat memcg_reclaim_count)
 kill $reader; wait $reader 2>/dev/null
 reader=
 
-diag "allocstall $a0 -> $a1, direct_reclaim_count $c0 -> $c1, pswpout $(vmstat pswpout), writepage $(ms_stat writepage)"
-expect_ge "allocstall delta" $((a1 - a0)) 10
+diag "$round rounds of hogs: allocstall $a0 -> $a1, direct_reclaim_count $c0 -> $c1, pswpout $(vmstat pswpout), writepage $(ms_stat writepage)"
+expect_ge "allocstall delta" $((a1 - a0)) 1000
 expect_within "direct_reclaim_count delta vs allocstall delta" $((c1 - c0)) $((a1 - a0)) 5
 expect_eq "unmatched_ends" "$(ms_stat unmatched_ends)" 0
 expect_ge "direct_reclaim_pages" "$(ms_stat direct_reclaim_pages)" 1
@@ -62,6 +75,14 @@ for h in $h1 $h2; do
 done
 n=$(awk '!/memcg=0$/' $D/direct_reclaim | grep -c '')
 expect_eq "direct_reclaim ring lines without memcg=0" "$n" 0
+# monitor: every reclaim (memcg ones too, should any happen), none lost.
+monitor_stop $((c1 - c0 + m1 - m0)) 3
+# shellcheck disable=SC2046 # monitor_count's words
+set -- $(monitor_count)
+[ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
+diag "monitor: $1 reclaims shown, $2 lost, of $((c1 - c0 + m1 - m0)); stderr: $(head -n 1 /tmp/mon.err)"
+expect_eq "reclaims lost by monitor" "$2" 0
+expect_eq "reclaims shown by monitor vs the module's reclaim counts' delta" "$1" $((c1 - c0 + m1 - m0))
 hcount=$(awk '/^# count/ { print $3 }' $D/hist/direct_reclaim_ns)
 expect_eq "hist/direct_reclaim_ns count vs direct_reclaim_count" "$hcount" "$c1"
 exit 0

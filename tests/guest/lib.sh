@@ -168,4 +168,53 @@ wait_gone() {
 	done
 	wait "$1"
 }
+# monitor_start: `memscope monitor -j` into /tmp/mon.out ($mpid, stderr in
+# /tmp/mon.err), once it has joined the groups: when a compaction we cause
+# reaches it.
+monitor_start() {
+	"$CLI" monitor -j > /tmp/mon.out 2> /tmp/mon.err &
+	mpid=$!
+	_t=0
+	until grep -q '"type":"compaction"' /tmp/mon.out; do
+		kill -0 "$mpid" 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
+		_t=$((_t + 1))
+		[ $_t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
+		echo 1 > /proc/sys/vm/compact_memory
+		sleep 0.2
+	done
+}
+# monitor_count [PID]: monitor's events so far, as "reclaims lost
+# reclaims_by_PID oom_victims...".  A loss of "unknown" size fails.
+monitor_count() {
+	python3 -c 'import json, sys
+rec = lost = mine = 0
+victims = []
+for line in open("/tmp/mon.out"):
+    e = json.loads(line)
+    if e["type"] == "direct_reclaim":
+        rec += 1
+        mine += e["pid"] == int(sys.argv[1])
+    elif e["type"] == "lost":
+        lost += int(e["count"])
+    elif e["type"] == "oom":
+        victims.append(str(e["victim_pid"]))
+print(rec, lost, mine, " ".join(victims))' "${1:-0}"
+}
+# monitor_stop WANT WORDS [PID]: once monitor has shown or lost WANT
+# reclaims and monitor_count says WORDS words (4: an OOM victim too), or
+# 10 s passed, SIGINT; it must exit 0.  The module sends from a work item:
+# it may lag a little.
+monitor_stop() {
+	_want=$1 _words=$2 _t=0
+	# shellcheck disable=SC2046 # monitor_count's words
+	while set -- $(monitor_count "${3:-0}"); [ $(($1 + $2)) -lt "$_want" ] || [ $# -lt "$_words" ]; do
+		_t=$((_t + 1))
+		[ $_t -le 50 ] || break
+		sleep 0.2
+	done
+	kill -INT "$mpid"
+	wait "$mpid"
+	expect_eq "monitor exit status on SIGINT" $? 0
+	mpid=
+}
 trap 'ms_unload 2>/dev/null' EXIT

@@ -44,36 +44,6 @@ ms_load ring_size=4096
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 { mkdir -p $CG && echo 32M > $CG/memory.max; } || lacks "the cgroup2 memory controller"
 [ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
-# monitor_start: monitor -j into /tmp/mon.out ($mpid), once it has joined
-# the groups: when a compaction we cause reaches it.
-monitor_start() {
-	$CLI monitor -j > /tmp/mon.out 2> /tmp/mon.err &
-	mpid=$!
-	_t=0
-	until grep -q '"type":"compaction"' /tmp/mon.out; do
-		kill -0 $mpid 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
-		_t=$((_t + 1))
-		[ $_t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
-		echo 1 > /proc/sys/vm/compact_memory
-		sleep 0.2
-	done
-}
-# monitor_stop WANT WORDS: once monitor has shown or lost WANT reclaims and
-# count says WORDS words (4: an OOM victim too), or 10 s passed, SIGINT; it
-# must exit 0.  The module sends from a work item: it may lag a little.
-monitor_stop() {
-	_want=$1 _words=$2 _t=0
-	# shellcheck disable=SC2046 # count's words
-	while set -- $(count); [ $(($1 + $2)) -lt "$_want" ] || [ $# -lt "$_words" ]; do
-		_t=$((_t + 1))
-		[ $_t -le 50 ] || break
-		sleep 0.2
-	done
-	kill -INT $mpid
-	wait $mpid
-	expect_eq "monitor exit status on SIGINT" $? 0
-	mpid=
-}
 monitor_start
 reclaims() { echo $(($(ms_stat direct_reclaim_count) + $(ms_stat memcg_reclaim_count))); }
 r0=$(reclaims) k0=$(ms_stat oom_kills)
@@ -85,25 +55,9 @@ ms_stat_settled memcg_reclaim_count 30 > /dev/null || fail "memcg reclaims still
 r1=$(reclaims) k1=$(ms_stat oom_kills)
 expect_eq "oom_kills delta" $((k1 - k0)) 1
 
-# monitor -j's events: "reclaim lost pid_reclaims oom_victims..."
-count() {
-	python3 -c 'import json, sys
-rec = lost = mine = 0
-victims = []
-for line in open("/tmp/mon.out"):
-    e = json.loads(line)
-    if e["type"] == "direct_reclaim":
-        rec += 1
-        mine += e["pid"] == int(sys.argv[1])
-    elif e["type"] == "lost":
-        lost += int(e["count"])	# "unknown" fails the test
-    elif e["type"] == "oom":
-        victims.append(str(e["victim_pid"]))
-print(rec, lost, mine, " ".join(victims))' "$hog"
-}
-monitor_stop $((r1 - r0)) 4
-# shellcheck disable=SC2046 # count's words
-set -- $(count)
+monitor_stop $((r1 - r0)) 4 "$hog"
+# shellcheck disable=SC2046 # monitor_count's words
+set -- $(monitor_count "$hog")
 [ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
 ring=$(grep -c " pid=$hog " $D/direct_reclaim)
 diag "monitor: $1 reclaims ($3 by oom_hog), $2 lost, OOM victims ${4:-none}; the ring has $ring of oom_hog's"
@@ -134,8 +88,8 @@ ms_stat_settled memcg_reclaim_count 30 > /dev/null || fail "memcg reclaims still
 r1=$(reclaims)
 kill -CONT $mpid
 monitor_stop $((r1 - r0)) 3
-# shellcheck disable=SC2046 # count's words
-set -- $(count)
+# shellcheck disable=SC2046 # monitor_count's words
+set -- $(monitor_count "$hog")
 [ $# -ge 3 ] || fail "monitor's output does not parse: $(tail -n 3 /tmp/mon.out) $(cat /tmp/mon.err)"
 diag "stopped monitor: $1 reclaims shown, $2 lost, of $((r1 - r0)); stderr: $(head -n 1 /tmp/mon.err)"
 expect_ge "reclaims lost (a full socket)" "$2" 1
@@ -147,6 +101,7 @@ for f in memleak slabtop mmapsnoop shmsnoop brkstack faultstacks; do
 	echo "enable $f" > $D/control || fail "enable $f"
 done
 "$W/touch_anon" 500 > /dev/null
+"$W/mapper" "$W/mapper" > /dev/null || fail "mapper failed"
 $CLI status > /dev/null
 echo "disable all" > $D/control || fail "disable all"
 MSREAD=$TOP/build/cli/msread
@@ -186,18 +141,19 @@ for f in faults_by_pid faults_by_stack memleak slab oom direct_reclaim mmap hist
 done
 
 # Then every tool, in text and JSON.  The probes that stay quiet here are
-# on again, so that the tools they feed run; the others' tools say they
-# are off, which must read the same too.
+# on again; the others ran before they were turned off, so their tools
+# show what they kept (and say they are off), which must read the same.
 while read -r p _; do
-	case $p in oom*|direct_reclaim*|memcg_reclaim*|swapin*|hugetlb*|shrink*|kswapd*|writepage*)
+	case $p in oom*|direct_reclaim*|memcg_reclaim*|swapin*|swapout*|hugetlb*|shrink*|kswapd*|writepage*)
 		echo "enable $p" > $D/control ;;
 	esac
 done < $D/probes
 # status names its source: the one line that differs, by design; and a
-# report's time of day may tick between the two runs.
+# report's time of day may tick between the two runs, as memleak's ages do.
 nosource() { sed -E -e '/^directory \//d; /^netlink family memscope$/d' \
 		 -e 's/"dir":"[^"]*",//; s/"netlink":"memscope",//' \
-		 -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/HH:MM:SS/g'; }
+		 -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/HH:MM:SS/g' \
+		 -e 's/\(oldest [0-9]+ ms\)/(oldest N ms)/g; s/"oldest_ms":[0-9]+/"oldest_ms":N/g'; }
 n=0 off=
 for tool in status faults "faults --hist" "faults --stacks" ffaults swapin "swapin --residency" \
 	    hfaults "oomkill --last" "drsnoop --last" "drsnoop --memcg --last" vmscan \
@@ -217,10 +173,21 @@ for tool in status faults "faults --hist" "faults --stacks" ffaults swapin "swap
 		cmp -s /tmp/files.cmp /tmp/nl.cmp ||
 			fail "memscope $j $tool differs over netlink: $(diff /tmp/files.cmp /tmp/nl.cmp | head -n 8)"
 		n=$((n + 1))
-		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool"
+		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool: $(grep -m 1 Error /tmp/files.out)"
+		# A tool that ran on kept data: compared with that data in it.
+		case $tool in status|faults*|ffaults|compact*|memleak|slabtop|mmapsnoop*|shmsnoop*|brkstack|export*)
+			[ "$rf" = 0 ] || fail "memscope $j $tool failed, so it was compared without data: $(head -c 300 /tmp/files.out)" ;;
+		esac
 	done
 done
-diag "$n tool runs print the same over files and netlink; probes off, so the same error: ${off#, }"
+diag "$n tool runs print the same over files and netlink; of those that failed, each the same way: ${off#, }"
+for tool in faults ffaults compact memleak slabtop "mmapsnoop --last" "shmsnoop --last" brkstack; do
+	# shellcheck disable=SC2086
+	$CLI $tool > /tmp/out 2>&1
+	grep -qE '(is|are) off' /tmp/out || fail "memscope $tool did not say its probes are off: $(head -n 3 /tmp/out)"
+	[ "$(grep -vc -e '^Warning' -e '^\[' -e '^ *$' -e '^[A-Z ]*[A-Z]$' /tmp/out)" -ge 1 ] ||
+		fail "memscope $tool showed no data: $(head -n 5 /tmp/out)"
+done
 $CLI drsnoop --memcg --last > /tmp/out
 expect_ge "drsnoop --memcg --last rows compared" "$(grep -c ' memcg$' /tmp/out)" 1
 $CLI oomkill --last > /tmp/out

@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The CLI over the netlink family (--netlink, MEMSCOPE_NETLINK=1): 40-cli's
-# checks run again over it; with every probe disabled (nothing can move
-# between two reads), every tool prints, in text and in JSON, byte for byte
-# what it prints from the files; monitor shows every reclaim and the OOM
+# checks run again over it; with every probe disabled after it ran
+# (nothing can move between two reads, and each tool shows what it kept),
+# every tool prints, in text and in JSON, byte for byte what it prints
+# from the files; monitor shows every reclaim and the OOM
 # kill the module counted, or says how many it lost; a caller without
-# CAP_SYS_ADMIN is told what it lacks; status works without debugfs.
+# CAP_SYS_ADMIN is told what it lacks, and so is one in another network
+# namespace; status works without debugfs.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -x "$CLI" ] || fail "no CLI at $CLI (make cli)"
@@ -209,6 +211,19 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 	fail "memscope monitor succeeded as nobody"
 fi
 grep -q 'needs CAP_SYS_ADMIN' /tmp/out || fail "monitor as nobody: $(cat /tmp/out)"
+
+# Another network namespace (a container's): the family is not there, and
+# the CLI says why rather than that the module is not loaded.
+command -v unshare > /dev/null || fail "unshare (util-linux) needed"
+if unshare -n "$CLI" --netlink status > /tmp/out 2>&1; then
+	fail "memscope --netlink status found the family in a new network namespace"
+fi
+grep -q 'module is loaded, but its netlink family memscope is not in this network namespace' /tmp/out ||
+	fail "--netlink status in a new network namespace: $(cat /tmp/out)"
+unshare -n "$CLI" --netlink analyze 1 > /tmp/out 2>&1 || fail "analyze --netlink in a new network namespace: $(cat /tmp/out)"
+grep -q 'without the module (its netlink family is not in this network namespace)' /tmp/out ||
+	fail "analyze --netlink in a new network namespace: $(head -n 3 /tmp/out)"
+diag "in a new network namespace: $(unshare -n "$CLI" --netlink faults 2>&1 | head -c 120)..."
 
 # No debugfs (a locked-down host may not mount it): the files are gone,
 # netlink is not.

@@ -794,17 +794,24 @@ void ms_genl_leak_kick(void)
 	spin_unlock(&ms_genl_leak_lock);
 }
 
+/* A site's name, then its line: too big for the work's stack. */
+struct ms_genl_leak_text {
+	char site[KSYM_SYMBOL_LEN];
+	char line[MS_GENL_LINE_MAX];
+};
+
 /* Row @i of @snap as one message; false if it was lost on the way. */
 static bool ms_genl_send_leak(const struct ms_leak_snap *snap, unsigned int i, u64 report,
-			      u64 time_ns, char *site, char *line)
+			      u64 time_ns, struct ms_genl_leak_text *t)
 {
+	char *site = t->site, *line = t->line;
 	struct sk_buff *skb;
 	u64 v[MS_LEAK_COLS];
 	void *hdr;
 	int err;
 
-	ms_leak_snap_row(snap, i, site, KSYM_SYMBOL_LEN, v);
-	snprintf(line, MS_GENL_LINE_MAX,
+	ms_leak_snap_row(snap, i, site, sizeof(t->site), v);
+	snprintf(line, sizeof(t->line),
 		 "time_ns=%llu report=%llu rank=%u site=%s allocs=%llu bytes=%llu oldest_ms=%llu",
 		 time_ns, report, i + 1, site, v[0], v[1], v[2]);
 	/* A few hundred bytes, not a page: up to ten of them wait in each listener. */
@@ -835,8 +842,8 @@ static void ms_genl_leak_report(struct work_struct *work)
 {
 	struct ms_leak_snap *snap;
 	unsigned int i, n;
+	struct ms_genl_leak_text *buf;
 	u64 report, now;
-	char *buf;
 
 	if (!ms_leak_on())
 		return;
@@ -851,11 +858,9 @@ static void ms_genl_leak_report(struct work_struct *work)
 	n = min(ms_leak_snap_rows(snap), (unsigned int)MS_LEAK_REPORT_TOP);
 	if (n) {
 		report = ++ms_genl_leak_reports;
-		/* The site's name, then the line. */
-		buf = ms_self_alloc(kmalloc(KSYM_SYMBOL_LEN + MS_GENL_LINE_MAX, GFP_KERNEL));
+		buf = ms_self_alloc(kmalloc(sizeof(*buf), GFP_KERNEL));
 		for (i = 0; i < n; i++)
-			if (!buf || !ms_genl_send_leak(snap, i, report, now, buf,
-						       buf + KSYM_SYMBOL_LEN))
+			if (!buf || !ms_genl_send_leak(snap, i, report, now, buf))
 				ms_stat_inc(MS_netlink_dropped);
 		kfree(buf);
 	}
@@ -891,8 +896,9 @@ int ms_genl_init(void)
  * First at unload, while everything the commands read still exists.  The
  * senders stop before the family goes: no kick runs after ms_events_sync(),
  * and none after it queues the work again; memleak's report is queued only
- * while live, under its lock, so once it is cancelled nothing queues it.  genl_unregister_family() waits
- * for running commands; a dump in progress holds a module reference.
+ * while live, under its lock, so once it is cancelled nothing queues it.
+ * genl_unregister_family() waits for running commands; a dump in progress
+ * holds a module reference.
  */
 void ms_genl_exit(void)
 {

@@ -412,6 +412,17 @@ MS_LEAK_PROBE(kmem_cache_alloc_node, ms_kmem_cache_alloc_node);
 MS_LEAK_PROBE(mm_page_alloc, ms_page_alloc);
 MS_LEAK_PROBE(percpu_alloc_percpu, ms_percpu_alloc);
 
+/* Whether any allocation is being recorded: memleak's reports run while so. */
+bool ms_leak_on(void)
+{
+	return READ_ONCE(ms_kmalloc_probe.attached) ||
+	       READ_ONCE(ms_kmem_cache_alloc_probe.attached) ||
+	       READ_ONCE(ms_kmalloc_node_probe.attached) ||
+	       READ_ONCE(ms_kmem_cache_alloc_node_probe.attached) ||
+	       READ_ONCE(ms_mm_page_alloc_probe.attached) ||
+	       READ_ONCE(ms_percpu_alloc_percpu_probe.attached);
+}
+
 /* memleak_sample, clamped: for `version`. */
 unsigned int ms_leak_sample_rate(void)
 {

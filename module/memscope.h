@@ -564,6 +564,7 @@ void ms_self_end(int slot);
 	__ms_p;						\
 })
 unsigned int ms_leak_size(void);
+bool ms_leak_on(void);
 unsigned int ms_leak_sample_rate(void);
 int ms_leak_open(struct file *file);
 int ms_leak_release(struct inode *inode, struct file *file);
@@ -603,5 +604,6 @@ void ms_events_shutdown(void);
 int ms_genl_init(void);
 void ms_genl_exit(void);
 void ms_genl_kick(void);
+void ms_genl_leak_kick(void);
 
 #endif /* _MEMSCOPE_H */

@@ -316,6 +316,9 @@ int ms_probe_set(const char *name, bool on)
 	if (found && !on)
 		ms_detach(all ? NULL : name);
 	mutex_unlock(&ms_probe_lock);
+	/* memleak's reports stop while its probes are off: start them again. */
+	if (found && on)
+		ms_genl_leak_kick();
 	return found ? err : -EINVAL;
 }
 

@@ -2,7 +2,8 @@
 /*
  * monitor: every event as it happens, as `ip monitor` prints, from the
  * netlink groups: the events file's lines in text, one object per event
- * with -j, and every loss said where it happened in the stream.
+ * with -j, and every loss said where it happened in the stream; memleak's
+ * reports too, a line per site, from the group no events file has.
  * Copyright (C) 2026 The memscope authors.
  */
 #include <stdio.h>

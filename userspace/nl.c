@@ -696,7 +696,8 @@ int ms_nl_list_hists(char ***names)
 /* ---- the events stream --------------------------------------------------- */
 
 /*
- * Lines as the events file gives them: "TYPE FIELDS" per event, and
+ * Lines as the events file gives them: "TYPE FIELDS" per event (and per
+ * site of memleak's reports, which no file has), and
  * "lost count=N" before the next event when some were lost.  netlink says
  * only that a socket overran (ENOBUFS), not how much; the module counts
  * what its listeners missed in netlink_dropped (this socket's overruns
@@ -727,7 +728,8 @@ static const struct {
 	{ MEMSCOPE_MCGRP_OOM, MEMSCOPE_CMD_EVENT_OOM, "oom" },
 	{ MEMSCOPE_MCGRP_RECLAIM, MEMSCOPE_CMD_EVENT_RECLAIM, "direct_reclaim" },
 	{ MEMSCOPE_MCGRP_COMPACTION, MEMSCOPE_CMD_EVENT_COMPACTION, "compaction" },
-	/* memleak's group carries nothing yet: not joined. */
+	/* No events file has these: memleak's reports, a message per site. */
+	{ MEMSCOPE_MCGRP_MEMLEAK, MEMSCOPE_CMD_EVENT_MEMLEAK, "memleak" },
 };
 
 static int load_dropped(uint64_t *v)

@@ -43,6 +43,7 @@ enum memscope_cmd {
 	MEMSCOPE_CMD_EVENT_COMPACTION,	/* notification, group "compaction" */
 	MEMSCOPE_CMD_GET_TEXT,		/* dump; request: MEMSCOPE_A_NAME, "version" or a ring */
 	MEMSCOPE_CMD_GET_HISTS,		/* reply: MEMSCOPE_A_NAME per histogram */
+	MEMSCOPE_CMD_EVENT_MEMLEAK,	/* notification, group "memleak": a report's site */
 
 	__MEMSCOPE_CMD_MAX,
 	MEMSCOPE_CMD_MAX = __MEMSCOPE_CMD_MAX - 1
@@ -96,6 +97,13 @@ enum memscope_attr {
 	MEMSCOPE_A_MEMCG_RECLAIM,	/* flag: a memcg's reclaim, not a global one */
 	MEMSCOPE_A_STATUS,		/* string: compaction's result, as debugfs */
 	MEMSCOPE_A_LINE,		/* string: a line of the file, without its newline */
+	/* memleak's reports: a row of the memleak file, and where it ranks. */
+	MEMSCOPE_A_REPORT,		/* u64: the report's number, from 1 at load */
+	MEMSCOPE_A_RANK,		/* u32: the site's place, 1 for the most bytes */
+	MEMSCOPE_A_SITE,		/* string: the memleak file's site token */
+	MEMSCOPE_A_ALLOCS,		/* u64: outstanding allocations */
+	MEMSCOPE_A_BYTES,		/* u64: their bytes */
+	MEMSCOPE_A_OLDEST_MS,		/* u64: the age of the oldest */
 
 	__MEMSCOPE_A_MAX,
 	MEMSCOPE_A_MAX = __MEMSCOPE_A_MAX - 1

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-args: -m 256M
 # The generic netlink family: genl_test (tests/selftests/memscope) checks
-# every read command against its debugfs file and every command against a
-# caller without CAP_SYS_ADMIN; then the "oom" group must deliver the OOM
-# kill that the oom file and the kernel log name, the "reclaim" group the
-# direct reclaims the events stream shows (what it missed counted in
-# netlink_dropped), and an unload must be clean with a listener joined and
-# with a dump in progress.
+# every read command against its debugfs file, every command against a
+# caller without CAP_SYS_ADMIN, and a report on the "memleak" group; then
+# the "oom" group must deliver the OOM kill that the oom file and the
+# kernel log name, the "reclaim" group the direct reclaims the events
+# stream shows (what it missed counted in netlink_dropped), and an unload
+# must be clean with a listener joined and with a dump in progress.
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
@@ -45,7 +45,8 @@ listen() {
 # ev FILE KEY: KEY's value in the last event line of FILE.
 ev() { grep '^cmd=' "$1" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-ms_load
+# A memleak report every 500 ms: genl_test waits for one.
+ms_load memleak_report_ms=500
 # Rows in the tables, enough in faults_by_pid that its dump takes more
 # than one message, a stack table's frames, and memleak's sites (kept
 # while its probes are off, which costs nothing for the rest).

@@ -10,6 +10,7 @@
  * the tables and histograms have rows (tests/guest/60-genl.sh does).
  */
 #include <linux/capability.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
@@ -428,6 +429,121 @@ TEST(enable_disable)
 	ASSERT_EQ(nl_call(nl, MEMSCOPE_CMD_DISABLE, "faults", 0, NULL, NULL), 0);
 	probe_state("faults", state, sizeof(state));
 	ASSERT_STREQ(state, "disabled");
+}
+
+/* ---- memleak's reports on the memleak group ------------------------- */
+
+/* Every attribute an EVENT_MEMLEAK carries. */
+static const int leak_attrs[] = {
+	MEMSCOPE_A_TIME_NS, MEMSCOPE_A_LINE, MEMSCOPE_A_REPORT, MEMSCOPE_A_RANK,
+	MEMSCOPE_A_SITE, MEMSCOPE_A_ALLOCS, MEMSCOPE_A_BYTES, MEMSCOPE_A_OLDEST_MS,
+};
+#define LEAK_BIT(t) (1u << ((t) - MEMSCOPE_A_TIME_NS))
+
+struct leak_msg {
+	const char *line, *site;
+	uint64_t report, allocs, bytes, oldest_ms, time_ns;
+	uint32_t rank;
+	unsigned int seen;	/* a bit per attribute type found */
+};
+
+static void leak_msg_parse(struct nlattr *attrs, int len, struct leak_msg *m)
+{
+	struct nlattr *a;
+
+	nla_for_each(a, attrs, len) {
+		int t = nla_type_of(a);
+
+		switch (t) {
+		case MEMSCOPE_A_LINE: m->line = nla_str(a); break;
+		case MEMSCOPE_A_SITE: m->site = nla_str(a); break;
+		case MEMSCOPE_A_REPORT: m->report = nla_u64(a); break;
+		case MEMSCOPE_A_RANK: m->rank = nla_u32(a); break;
+		case MEMSCOPE_A_ALLOCS: m->allocs = nla_u64(a); break;
+		case MEMSCOPE_A_BYTES: m->bytes = nla_u64(a); break;
+		case MEMSCOPE_A_OLDEST_MS: m->oldest_ms = nla_u64(a); break;
+		case MEMSCOPE_A_TIME_NS: m->time_ns = nla_u64(a); break;
+		default: continue;
+		}
+		m->seen |= LEAK_BIT(t);
+	}
+}
+
+/*
+ * With memleak on, a listener on "memleak" gets a report within an
+ * interval or two (memleak_report_ms): one message per site, each with
+ * its typed fields and the line that repeats them.
+ */
+TEST(memleak_report)
+{
+	static struct nl ev;
+	struct nl *nl = open_family();
+	struct leak_msg m = { 0 };
+	unsigned int all = 0;
+	char want[1024];
+	long ms, deadline;
+	FILE *f;
+	int keep;
+
+	if (!expect_groups()) {
+		TH_LOG("no groups on this kernel: no reports to hear");
+		return;
+	}
+	f = fopen("/sys/module/memscope/parameters/memleak_report_ms", "r");
+	ASSERT_TRUE(f);
+	ASSERT_EQ(fscanf(f, "%ld", &ms), 1);
+	fclose(f);
+	if (!ms) {
+		TH_LOG("memleak_report_ms=0: no reports");
+		return;
+	}
+	ASSERT_EQ(nl_open(&ev), 0);
+	ASSERT_EQ(nl_resolve(&ev), 0);
+	ASSERT_EQ(nl_join(&ev, ev.groups[3]), 0);
+	ASSERT_EQ(nl_call(nl, MEMSCOPE_CMD_ENABLE, "memleak", 0, NULL, NULL), 0);
+	/* A socket is a slab object held while it is open: a site to report. */
+	keep = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	ASSERT_GE(keep, 0);
+	deadline = now_ms() + 3 * (ms < 100 ? 100 : ms) + 2000;
+	while (!m.seen && now_ms() < deadline) {
+		struct pollfd p = { .fd = ev.fd, .events = POLLIN };
+		struct nlmsghdr *h;
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(ev.fd, ev.buf, sizeof(ev.buf), 0);
+		ASSERT_GT(n, 0);
+		for (h = (struct nlmsghdr *)ev.buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			struct genlmsghdr *g = NLMSG_DATA(h);
+
+			if (h->nlmsg_type != ev.family || g->cmd != MEMSCOPE_CMD_EVENT_MEMLEAK)
+				continue;
+			leak_msg_parse((struct nlattr *)((char *)g + GENL_HDRLEN),
+				       h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), &m);
+			break;
+		}
+	}
+	close(keep);
+	ASSERT_EQ(nl_call(nl, MEMSCOPE_CMD_DISABLE, "memleak", 0, NULL, NULL), 0);
+	ASSERT_TRUE(m.seen);
+	TH_LOG("report: %s", m.line ? m.line : "(no LINE)");
+	for (keep = 0; keep < (int)(sizeof(leak_attrs) / sizeof(leak_attrs[0])); keep++)
+		all |= LEAK_BIT(leak_attrs[keep]);
+	ASSERT_EQ(m.seen, all);
+	ASSERT_TRUE(m.line && m.site);
+	ASSERT_GE(m.report, 1);
+	ASSERT_GE(m.rank, 1);
+	ASSERT_GE(10, m.rank);
+	ASSERT_GE(m.allocs, 1);
+	ASSERT_TRUE(m.site[0] && strncmp(m.site, "0x", 2) && !strchr(m.site, ' '));
+	snprintf(want, sizeof(want),
+		 "time_ns=%llu report=%llu rank=%u site=%s allocs=%llu bytes=%llu oldest_ms=%llu",
+		 (unsigned long long)m.time_ns, (unsigned long long)m.report, m.rank, m.site,
+		 (unsigned long long)m.allocs, (unsigned long long)m.bytes,
+		 (unsigned long long)m.oldest_ms);
+	ASSERT_STREQ(m.line, want);
+	nl_close(&ev);
 }
 
 /* Keep only the capabilities in @keep (a mask of CAP_* bits below 32). */

@@ -231,6 +231,39 @@ static int ms_genl_get_hist(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
+ * A dump's MEMSCOPE_A_NAME, a NUL-terminated string of at most
+ * MS_NAME_LEN bytes, or NULL: before 5.2 the core does not validate a
+ * dump's attributes.
+ */
+static const char *ms_genl_dump_name(const struct netlink_callback *cb)
+{
+	const struct nlattr *a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, MEMSCOPE_A_NAME);
+
+	if (!a || !nla_len(a) || nla_len(a) > MS_NAME_LEN ||
+	    !memchr(nla_data(a), '\0', nla_len(a)))
+		return NULL;
+	return nla_data(a);
+}
+
+/*
+ * A dump message that took items [cb->args[1], @next) of @n: ended, with
+ * the dump's place kept in cb->args[1] and [2] set, or cancelled when not
+ * even one item fits an empty message (it never will).
+ */
+static int ms_genl_dump_end(struct sk_buff *skb, struct netlink_callback *cb, void *hdr,
+			    unsigned long next, unsigned long n)
+{
+	if (next == cb->args[1] && next < n) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	cb->args[1] = next;
+	cb->args[2] = 1;
+	return skb->len;
+}
+
+/*
  * GET_TABLE, a dump: one snapshot at the first call, as one open of the
  * file takes, kept until .done.  cb->args[0] is the snapshot, [1] the next
  * row, [2] set once a message went out, [3] which kind of snapshot.  Each
@@ -240,23 +273,21 @@ enum { MS_GENL_DUMP_TABLE = 1, MS_GENL_DUMP_LEAK };
 
 static int ms_genl_table_begin(struct netlink_callback *cb)
 {
-	const struct nlattr *a;
+	const char *name;
 	int i;
 
 	if (!ms_genl_allowed(cb->skb))
 		return -EPERM;
-	/* Before 5.2 the core does not validate a dump's attributes. */
-	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, MEMSCOPE_A_NAME);
-	if (!a || !nla_len(a) || nla_len(a) > MS_NAME_LEN ||
-	    !memchr(nla_data(a), '\0', nla_len(a)))
+	name = ms_genl_dump_name(cb);
+	if (!name)
 		return -EINVAL;
-	if (!strcmp(nla_data(a), "memleak")) {
+	if (!strcmp(name, "memleak")) {
 		cb->args[3] = MS_GENL_DUMP_LEAK;
 		cb->args[0] = (long)ms_leak_snapshot();
 		return cb->args[0] ? 0 : -ENOMEM;
 	}
 	for (i = 0; i < MS_NR_TABLES; i++) {
-		if (strcmp(ms_tables[i].file, nla_data(a)))
+		if (strcmp(ms_tables[i].file, name))
 			continue;
 		cb->args[3] = MS_GENL_DUMP_TABLE;
 		cb->args[0] = (long)ms_table_snapshot(&ms_tables[i]);
@@ -381,15 +412,7 @@ static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 	}
-	/* Not even one row fits an empty message: it never will. */
-	if (i == cb->args[1] && i < n) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	cb->args[1] = i;
-	cb->args[2] = 1;
-	return skb->len;
+	return ms_genl_dump_end(skb, cb, hdr, i, n);
 }
 
 static int ms_genl_table_done(struct netlink_callback *cb)
@@ -472,21 +495,19 @@ static int ms_genl_text_begin(struct netlink_callback *cb)
 {
 	struct ms_genl_text *t;
 	struct seq_file m;
-	const struct nlattr *a;
+	const char *name;
 	size_t size = PAGE_SIZE;
 	int err;
 
 	if (!ms_genl_allowed(cb->skb))
 		return -EPERM;
-	/* Before 5.2 the core does not validate a dump's attributes. */
-	a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, MEMSCOPE_A_NAME);
-	if (!a || !nla_len(a) || nla_len(a) > MS_NAME_LEN ||
-	    !memchr(nla_data(a), '\0', nla_len(a)))
+	name = ms_genl_dump_name(cb);
+	if (!name)
 		return -EINVAL;
 	t = ms_self_alloc(kzalloc(sizeof(*t), GFP_KERNEL));
 	if (!t)
 		return -ENOMEM;
-	strscpy(t->name, nla_data(a), sizeof(t->name));
+	strscpy(t->name, name, sizeof(t->name));
 	for (;;) {
 		memset(&m, 0, sizeof(m));
 		m.size = size;
@@ -551,15 +572,7 @@ static int ms_genl_get_text(struct sk_buff *skb, struct netlink_callback *cb)
 		((char *)nla_data(a))[n] = '\0';
 		off += n + (nl ? 1 : 0);
 	}
-	/* Not even one line fits an empty message: it never will. */
-	if (off == cb->args[1] && off < t->len) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	cb->args[1] = off;
-	cb->args[2] = 1;
-	return skb->len;
+	return ms_genl_dump_end(skb, cb, hdr, off, t->len);
 }
 
 static int ms_genl_text_done(struct netlink_callback *cb)

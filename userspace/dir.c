@@ -131,7 +131,8 @@ static bool debugfs_mounted(void)
 	return found;
 }
 
-static bool module_loaded(void)
+/* memscope is loaded: /sys/module/memscope exists, whatever else is closed. */
+bool ms_module_loaded(void)
 {
 	return path_exists(sys_path("/sys/module/memscope"));
 }
@@ -224,7 +225,7 @@ int ms_locate_dir(const char *cli_dir)
 	}
 	if (!debugfs_mounted()) {
 		mode = lockdown_mode();
-		if (mode && !module_loaded()) {
+		if (mode && !ms_module_loaded()) {
 			fail_not_loaded(debugfs_dir, true);
 			return -1;
 		}
@@ -235,7 +236,7 @@ int ms_locate_dir(const char *cli_dir)
 			ms_fail("debugfs is not mounted, mount it with `mount -t debugfs none /sys/kernel/debug`");
 		return -1;
 	}
-	if (module_loaded()) {
+	if (ms_module_loaded()) {
 		ms_fail("the memscope module is loaded but %s is missing, reload it with `rmmod memscope && modprobe memscope`",
 			debugfs_dir);
 		return -1;

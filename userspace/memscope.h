@@ -101,6 +101,7 @@ void ms_warn_diag(const char *name, const struct ms_diag *d);
 int ms_check_probes(const char *tool, const char *const *patterns);
 /* tool: the command to run again; family: what `enable` takes */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost);
+bool ms_module_loaded(void);
 void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* calloc() and strdup() that print the error and exit when memory is out */
 void *ms_xcalloc(size_t n, size_t size);

@@ -127,15 +127,6 @@ static void fail_perm(const char *what)
 		what);
 }
 
-/*
- * The family is not found, but the module may be loaded: the family lives
- * in the initial network namespace only, and a container has its own.
- */
-static bool module_loaded(void)
-{
-	return access("/sys/module/memscope", F_OK) == 0;
-}
-
 /* A socket to the family: the id found, or an error said and NULL. */
 static struct nl_sock *family_connect(int *id)
 {
@@ -155,7 +146,8 @@ static struct nl_sock *family_connect(int *id)
 	/* Replies outgrow a page (GET_PROBES is about 5 KiB): peek for the size. */
 	nl_socket_enable_msg_peek(sk);
 	*id = genl_ctrl_resolve(sk, MEMSCOPE_GENL_NAME);
-	if (*id == -NLE_OBJ_NOTFOUND && module_loaded()) {
+	/* The family lives in the initial network namespace only: a container has its own. */
+	if (*id == -NLE_OBJ_NOTFOUND && ms_module_loaded()) {
 		ms_fail("the memscope module is loaded, but its " WHERE " is not in this network namespace: the family lives in the initial one only, so run memscope there (`nsenter --net=/proc/1/ns/net memscope ...` from the host, or a container with the host's network), or the module predates the family (`cat /sys/module/memscope/version`)");
 		goto fail;
 	}
@@ -329,7 +321,7 @@ const char *ms_nl_absent(void)
 			return "out of memory";
 		id = genl_connect(sk) < 0 ? -NLE_FAILURE : genl_ctrl_resolve(sk, MEMSCOPE_GENL_NAME);
 		nl_socket_free(sk);
-		if (id == -NLE_OBJ_NOTFOUND && module_loaded())
+		if (id == -NLE_OBJ_NOTFOUND && ms_module_loaded())
 			return "its netlink family is not in this network namespace";
 		if (id == -NLE_OBJ_NOTFOUND)
 			return "memscope module not loaded";

@@ -49,7 +49,7 @@ extern unsigned int ms_ring_size;
 	X(faults_unclassified) X(table_reused) X(reset_count)		\
 	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
 	X(memleak_dropped) X(swapouts) X(swapins_untimed) X(swap_unread) \
-	X(swap_residency_dropped) X(netlink_dropped)
+	X(swap_residency_dropped) X(netlink_dropped) X(allocstall)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -162,7 +162,7 @@ struct ms_probe {
 	X(slab_free) X(slab_free_bulk) X(slab_alloc) X(slab_alloc_node)	\
 	X(slab_alloc_lru) X(slab_alloc_bulk) X(mmap) X(shm)		\
 	X(fault_stacks) X(brk) X(swapout) X(swapout_zswap)		\
-	X(swapout_owner) X(swapfree)
+	X(swapout_owner) X(swapfree) X(allocstall)
 
 #define MS_PROBE_ENUM(name) MS_P_##name,
 enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };

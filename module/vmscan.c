@@ -11,6 +11,7 @@
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/mmzone.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/string.h>
@@ -287,6 +288,31 @@ static void ms_writepage(MS_WRITEPAGE_PROTO)
 	ms_stat_inc(MS_writepage);
 }
 
+/*
+ * allocstall, counted where the kernel counts it.  do_try_to_free_pages()
+ * counts ALLOCSTALL for global reclaim at the top of each pass over the
+ * zones, and a direct reclaim (one begin/end pair) can make more than one
+ * pass: with nothing reclaimed it goes back with skipped_deactivate (5.8+),
+ * memcg_low_skipped (4.16+), may_thrash (4.6-4.15) or memcg_full_walk
+ * (6.10+).  Each pass then calls vmpressure_prio() first, with no target
+ * memcg and the initial priority (DEF_PRIORITY for both callers,
+ * try_to_free_pages() and hibernation's shrink_all_memory()); later calls
+ * in the same pass have lower priorities.  memcg_full_walk's retry did not
+ * reset the priority until a later fix, so there the pass starts at -1,
+ * which no other call sees.  So each call with no memcg at DEF_PRIORITY
+ * or below 0 is one allocstall, and allocstall minus direct_reclaim_count
+ * is the number of retries.
+ */
+static int ms_allocstall_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	int prio = (int)ms_arg(regs, 2);
+
+	ms_hit(MS_P_allocstall);
+	if (!ms_arg(regs, 1) && (prio == DEF_PRIORITY || prio < 0))
+		ms_stat_inc(MS_allocstall);
+	return 0;
+}
+
 /* Each handler against the kernel's own prototype (MS_TP_CHECK()). */
 static void __maybe_unused ms_vmscan_check_protos(void)
 {
@@ -328,6 +354,15 @@ static struct ms_probe ms_vmscan_probes[] = {
 	MS_TP_PROBE(writepage, MS_TP_WRITEPAGE, ms_writepage),
 };
 
+static struct ms_probe ms_allocstall_probe = {
+	.name = "allocstall",
+	.targets = (const char *const[]){ "vmpressure_prio", NULL },
+	.kind = MS_KPROBE,
+	.pre_handler = ms_allocstall_pre,
+	/* vmpressure.c is built with MEMCG; without it the call is a stub. */
+	.unsupported = IS_ENABLED(CONFIG_MEMCG) ? NULL : "config_memcg_disabled",
+};
+
 int ms_vmscan_init(void)
 {
 	static const enum ms_probe_id ids[] = {
@@ -347,5 +382,6 @@ int ms_vmscan_init(void)
 			ms_vmscan_probes[i].unsupported = "config_memcg_disabled";
 		ms_probe_add(&ms_vmscan_probes[i], ids[i]);
 	}
+	ms_probe_add(&ms_allocstall_probe, MS_P_allocstall);
 	return 0;
 }

@@ -3,10 +3,13 @@
 # vm-args: -m 256M
 # Global direct reclaim: in a small guest, page cache plus two anonymous
 # hogs larger than RAM (swapping to zram) stall allocators in
-# try_to_free_pages().  That function counts allocstall_<zone> (before 4.10
-# one allocstall, which the same prefix sums) once per
-# do_try_to_free_pages() between the direct_reclaim_begin/end events, so
-# the counts must agree; drsnoop must show the hogs.  The hogs run again
+# try_to_free_pages().  do_try_to_free_pages() counts allocstall_<zone>
+# (before 4.10 one allocstall, which the same prefix sums) at the top of
+# each pass over the zones, and one reclaim (a direct_reclaim_begin/end
+# pair) makes a second pass when the first reclaimed nothing: the
+# module's own allocstall, counted at the same place, must equal the
+# kernel's, and direct_reclaim_count can only be lower, by the retries;
+# drsnoop must show the hogs.  The hogs run again
 # until there have been 1,000 reclaims: `memscope monitor` must show every
 # one of them (the events file's reader too), or say how many it lost.
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +36,7 @@ cat $D/events > /tmp/events.out &
 reader=$!
 monitor_start
 a0=$(vmstat_sum allocstall); c0=$(ms_stat direct_reclaim_count)
+s0=$(ms_stat allocstall)
 m0=$(ms_stat memcg_reclaim_count)
 # Page cache first, then anonymous memory well past what is left, until
 # 1,000 reclaims; h1 and h2 are the first round's hogs.
@@ -54,13 +58,17 @@ done
 c1=$(ms_stat_settled direct_reclaim_count 30) ||
 	fail "direct_reclaim_count still moving 30 s after the hogs exited"
 a1=$(vmstat_sum allocstall)
+s1=$(ms_stat allocstall)
 m1=$(ms_stat memcg_reclaim_count)
 kill $reader; wait $reader 2>/dev/null
 reader=
 
 diag "$round rounds of hogs: allocstall $a0 -> $a1, direct_reclaim_count $c0 -> $c1, pswpout $(vmstat pswpout), writepage $(ms_stat writepage)"
 expect_ge "allocstall delta" $((a1 - a0)) 1000
-expect_within "direct_reclaim_count delta vs allocstall delta" $((c1 - c0)) $((a1 - a0)) 5
+diag "allocstall $((a1 - a0)), memscope's allocstall $((s1 - s0)), direct reclaims $((c1 - c0)): $((s1 - s0 - c1 + c0)) retried"
+expect_eq "memscope allocstall delta vs /proc/vmstat allocstall delta" $((s1 - s0)) $((a1 - a0))
+expect_ge "allocstall delta vs direct_reclaim_count delta (retries)" $((a1 - a0)) $((c1 - c0))
+[ "$(probe_state allocstall)" = attached ] || fail "probe allocstall is $(probe_state allocstall)"
 expect_eq "unmatched_ends" "$(ms_stat unmatched_ends)" 0
 expect_ge "direct_reclaim_pages" "$(ms_stat direct_reclaim_pages)" 1
 expect_ge "writepage (swap-out by reclaim)" "$(ms_stat writepage)" 1

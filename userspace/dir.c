@@ -519,7 +519,7 @@ int ms_load_probes(struct ms_probes *p, bool optional)
 	return 0;
 }
 
-static bool probe_matches(const struct ms_probe *p, const char *const *patterns)
+bool ms_probe_matches(const struct ms_probe *p, const char *const *patterns)
 {
 	const char *target, *colon;
 
@@ -554,10 +554,14 @@ static void describe_probe(char *buf, size_t size, const struct ms_probe *p)
  */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost)
 {
+	static const char *watch[2];
 	struct ms_probes pr;
 	int ret = 0;
 	size_t i;
 
+	/* A family of several probes names them all with ms_missed_watch(). */
+	watch[0] = probe;
+	ms_missed_watch(watch);
 	if (ms_load_probes(&pr, true))
 		return 0;	/* no probes file: the data files will tell */
 	for (i = 0; i < pr.n; i++) {
@@ -597,10 +601,11 @@ int ms_check_probes(const char *tool, const char *const *patterns)
 	size_t i, matched = 0, usable = 0, ran = 0;
 	char msg[512], first[512] = "";
 
+	ms_missed_watch(patterns);
 	if (ms_load_probes(&pr, true))
 		return 0;	/* no probes file: the data files will tell */
 	for (i = 0; i < pr.n; i++) {
-		if (!probe_matches(&pr.v[i], patterns))
+		if (!ms_probe_matches(&pr.v[i], patterns))
 			continue;
 		matched++;
 		if (pr.v[i].st == MS_PROBE_ATTACHED) {
@@ -621,7 +626,7 @@ int ms_check_probes(const char *tool, const char *const *patterns)
 		return -1;
 	}
 	for (i = 0; i < pr.n; i++) {
-		if (!probe_matches(&pr.v[i], patterns) || pr.v[i].st == MS_PROBE_ATTACHED)
+		if (!ms_probe_matches(&pr.v[i], patterns) || pr.v[i].st == MS_PROBE_ATTACHED)
 			continue;
 		describe_probe(msg, sizeof(msg), &pr.v[i]);
 		print_warn("%s", msg);

@@ -175,6 +175,7 @@ int ms_stream_next(struct ms_stream *s, char **line, size_t *len)
  */
 int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
 {
+	struct ms_missed m0, m1;
 	struct ms_stream *s;
 	struct ms_record rec;
 	unsigned int bad = 0;
@@ -186,6 +187,7 @@ int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
 	s = ms_stream_open("events");
 	if (!s)
 		return -1;
+	ms_missed_snapshot(&m0);
 	while ((r = ms_stream_next(s, &line, &len)) > 0) {
 		if (len == 0)
 			continue;
@@ -210,5 +212,8 @@ int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
 	ms_stream_close(s);
 	if (r < 0)
 		return -1;
+	/* What the stream could not carry, because no probe saw it. */
+	ms_missed_snapshot(&m1);
+	ms_missed_warn(&m0, &m1, "while tracing");
 	return ret;
 }

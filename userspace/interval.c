@@ -152,23 +152,32 @@ void ms_print_timestamp(const struct ms_opts *o)
  */
 int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx)
 {
+	struct ms_missed missed[2];
 	void *first, *prev, *now;
 	double t0, t1;
 	uint64_t i;
 	int ret = 0;
 
+	/*
+	 * Misses are read after the counts: a hit missed in between is
+	 * reported once more, never left out.
+	 */
 	if (!o->has_interval) {
 		now = ops->snapshot(ctx);
 		if (!now)
 			return 1;
+		ms_missed_snapshot(&missed[0]);
 		ret = ops->report(ctx, NULL, now, 0);
 		if (!ret && ops->finish)
 			ret = ops->finish(ctx, NULL, now);
 		ops->free_snap(now);
+		if (!ret)
+			ms_missed_warn(NULL, &missed[0], "since memscope was loaded");
 		return ret ? 1 : 0;
 	}
 
 	ms_interval_start();
+	ms_missed_snapshot(&missed[0]);
 	first = ops->snapshot(ctx);
 	if (!first)
 		return 1;
@@ -183,7 +192,10 @@ int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, 
 			break;
 		}
 		t1 = ms_now_mono();
+		ms_missed_snapshot(&missed[(i + 1) & 1]);
 		ret = ops->report(ctx, prev, now, ms_test_steps() ? o->interval : t1 - t0);
+		if (!ret)
+			ms_missed_warn(&missed[i & 1], &missed[(i + 1) & 1], "in this interval");
 		t0 = t1;
 		if (prev != first)
 			ops->free_snap(prev);

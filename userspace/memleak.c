@@ -150,7 +150,12 @@ static const struct ms_interval_ops leak_ops = {
 
 int cmd_memleak(const struct ms_opts *o)
 {
+	static const char *const probes[] = {
+		"kmalloc*", "kmem_cache_*", "kfree", "page_alloc", "page_free", "percpu_*", NULL
+	};
+
 	if (ms_check_optin("memleak", "memleak", "kmalloc", "its probes cost on every slab allocation"))
 		return 1;
+	ms_missed_watch(probes);
 	return ms_run_interval(o, &leak_ops, (void *)o);
 }

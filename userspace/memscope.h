@@ -101,11 +101,30 @@ void ms_warn_diag(const char *name, const struct ms_diag *d);
 int ms_check_probes(const char *tool, const char *const *patterns);
 /* tool: the command to run again; family: what `enable` takes */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost);
+bool ms_probe_matches(const struct ms_probe *p, const char *const *patterns);
 bool ms_module_loaded(void);
 void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* calloc() and strdup() that print the error and exit when memory is out */
 void *ms_xcalloc(size_t n, size_t size);
 char *ms_xstrdup(const char *s);
+
+/*
+ * missed.c: a report's warning for the hits its probes missed.  Tools
+ * checked with ms_check_probes() watch those probes; opt-in tools name
+ * theirs with ms_missed_watch().
+ */
+#define MS_MISSED_MAX 16
+struct ms_missed {
+	size_t n;
+	struct {
+		char name[96];		/* "name (target)" */
+		uint64_t missed;
+	} p[MS_MISSED_MAX];
+};
+void ms_missed_watch(const char *const *patterns);
+void ms_missed_snapshot(struct ms_missed *m);
+void ms_missed_warn(const struct ms_missed *prev, const struct ms_missed *now,
+		    const char *span);
 
 /* interval.c: vmstat-style INTERVAL [COUNT], signals, time */
 extern volatile sig_atomic_t ms_stop;

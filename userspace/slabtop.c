@@ -101,9 +101,12 @@ static const struct ms_interval_ops slab_ops = {
 
 int cmd_slabtop(const struct ms_opts *o)
 {
+	static const char *const probes[] = { "slab_*", NULL };
+
 	/* slab_alloc says for the family: off, or unavailable and why. */
 	if (ms_check_optin("slabtop", "slabtop", "slab_alloc",
 			   "its probes cost on every kmem_cache allocation and free"))
 		return 1;
+	ms_missed_watch(probes);
 	return ms_run_interval(o, &slab_ops, (void *)o);
 }

@@ -6,7 +6,7 @@
  * mm_compaction_begin/end bracket one compact_zone() run, whoever asked
  * for it: an allocation (direct compaction), kcompactd, or a write to
  * /proc/sys/vm/compact_memory.  The run may sleep and migrate, so begins
- * are kept per task in vmscan.c's pairs.
+ * are kept per task (pair.c).
  */
 #include <linux/sched.h>
 #include <linux/string.h>

@@ -28,7 +28,7 @@ MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream
  * + (64 + 5 * ring_size) * sizeof(struct ms_event)
  * + cpus * the module's per-CPU section (stats, histograms, probe hits)
  * + kretprobe instances (maxactive * (instance + data))
- * + begin/end pairing slots (vmscan.c, fixed)
+ * + begin/end pairing slots (pair.c, fixed)
  * + memleak's table (memleak_size * its 64-byte slot)
  * + the swap residency table (swap_residency_size * its 32-byte slot)
  * + the stack tables' frames (2 * table_size * ustack_depth * 8).

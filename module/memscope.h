@@ -531,7 +531,7 @@ extern const struct file_operations ms_events_fops;
 extern const struct ms_proc_ops ms_events_proc_ops;
 
 /*
- * Begin timestamps per task for tracepoint begin/end pairs (vmscan.c):
+ * Begin timestamps per task for tracepoint begin/end pairs (pair.c):
  * bounded, preallocated, lock-free.  ms_pair_end() gives the latency of the
  * calling task's matching begin, or counts `unmatched_ends` and fails.
  */

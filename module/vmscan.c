@@ -6,148 +6,15 @@
  * Every timed quantity here is a begin/end tracepoint pair in the same
  * task: direct and memcg reclaim, one shrinker call, a kswapd awake period.
  * The task may sleep and migrate in between, so begins are remembered per
- * task in a small preallocated hash (the "pairs" below), shared with
- * compaction.c, and timed with a clock that agrees across CPUs.
+ * task (pair.c).
  */
-#include <linux/hash.h>
-#include <linux/log2.h>
 #include <linux/mmzone.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <trace/events/vmscan.h>
 
 #include "memscope.h"
-
-/*
- * Begin timestamps, keyed by task pointer: a fixed table per pair kind,
- * searched by open addressing over MS_PAIR_PROBES slots.
- *
- * A slot's owner word is 0 (free), the owning task, or the task with
- * MS_PAIR_BUSY set while that task writes the start time.  Only cmpxchg
- * moves it out of 0 or to BUSY, so each slot has one writer at a time and
- * no lock is needed, in any preemption model.  The owner frees its slot at
- * the end event.
- *
- * A begin whose end never comes (the end probe detached in between, a task
- * that was mid-reclaim when the begin probe went away) leaves its slot
- * owned.  The same task's next begin reuses it; otherwise a begin that
- * finds no free slot takes over one older than MS_PAIR_STALE_NS.  So the
- * table never fills up for good, and a begin that finds nothing at all is
- * counted in `dropped`.  An end with no begin (the module was loaded
- * mid-reclaim) is counted in `unmatched_ends` and not timed.
- *
- * The clock is ktime_get_mono_fast_ns(): CLOCK_MONOTONIC, so the begin and
- * end may be read on different CPUs (local_clock() is only guaranteed
- * monotonic per CPU where sched_clock is unstable), safe in any context,
- * without the seqcount retry loop or the timekeeping_suspended WARN of
- * ktime_get_ns().  Event time_ns is the same clock.
- */
-#define MS_PAIR_SLOTS		1024	/* per kind, power of two */
-#define MS_PAIR_PROBES		16
-#define MS_PAIR_STALE_NS	(30ULL * NSEC_PER_SEC)	/* a long overflows on 32-bit */
-#define MS_PAIR_BUSY		1UL	/* task_struct is at least word aligned */
-
-struct ms_pair_slot {
-	unsigned long owner;
-	u64 start;
-};
-
-static struct ms_pair_slot ms_pairs[MS_NR_PAIRS][MS_PAIR_SLOTS];
-
-u64 ms_pair_now(void)
-{
-	return ktime_get_mono_fast_ns();
-}
-
-size_t ms_pairs_bytes(void)
-{
-	return sizeof(ms_pairs);
-}
-
-static unsigned int ms_pair_hash(unsigned long me)
-{
-	return hash_long(me, ilog2(MS_PAIR_SLOTS));
-}
-
-/* The slot is ours with BUSY set: write the start, then publish. */
-static void ms_pair_set(struct ms_pair_slot *s, unsigned long me, u64 now)
-{
-	WRITE_ONCE(s->start, now);
-	smp_store_release(&s->owner, me);
-}
-
-void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
-{
-	struct ms_pair_slot *tbl = ms_pairs[kind];
-	struct ms_pair_slot *free = NULL, *stale = NULL;
-	unsigned long me = (unsigned long)current, stale_owner = 0;
-	unsigned int i = ms_pair_hash(me), n;
-
-	for (n = 0; n < MS_PAIR_PROBES; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
-		struct ms_pair_slot *s = &tbl[i];
-		unsigned long o = smp_load_acquire(&s->owner);
-
-		if (o == me) {
-			/* Our earlier begin lost its end, or kswapd woke again. */
-			if (keep)
-				return;
-			if (cmpxchg(&s->owner, me, me | MS_PAIR_BUSY) == me)
-				ms_pair_set(s, me, now);
-			return;
-		}
-		if (!o) {
-			if (!free)
-				free = s;
-		} else if (!(o & MS_PAIR_BUSY) && !stale &&
-			   (s64)(now - READ_ONCE(s->start)) > (s64)MS_PAIR_STALE_NS) {
-			stale = s;
-			stale_owner = o;
-		}
-	}
-	if (free && !cmpxchg(&free->owner, 0, me | MS_PAIR_BUSY)) {
-		ms_pair_set(free, me, now);
-		return;
-	}
-	/*
-	 * If the stale owner ended and began again between our look and the
-	 * cmpxchg, we take a live slot and its end counts as unmatched: rare
-	 * (it needs a 30 s old orphan) and harmless.
-	 */
-	if (stale && cmpxchg(&stale->owner, stale_owner, me | MS_PAIR_BUSY) == stale_owner) {
-		ms_pair_set(stale, me, now);
-		return;
-	}
-	ms_stat_inc(MS_dropped);
-}
-
-bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
-{
-	struct ms_pair_slot *tbl = ms_pairs[kind];
-	unsigned long me = (unsigned long)current;
-	unsigned int i = ms_pair_hash(me), n;
-
-	for (n = 0; n < MS_PAIR_PROBES; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
-		struct ms_pair_slot *s = &tbl[i];
-		u64 start;
-
-		if (READ_ONCE(s->owner) != me)
-			continue;
-		start = READ_ONCE(s->start);
-		/*
-		 * A successful cmpxchg is fully ordered, so start was read
-		 * while the slot was still ours; if it fails, a stale-slot
-		 * takeover won and our begin is lost.
-		 */
-		if (cmpxchg(&s->owner, me, 0) != me)
-			break;
-		*latency = (s64)(now - start) > 0 ? now - start : 0;
-		return true;
-	}
-	ms_stat_inc(MS_unmatched_ends);
-	return false;
-}
 
 /* Direct and memcg reclaim: counted, timed, and recorded for drsnoop. */
 static void ms_reclaim_end(enum ms_pair kind, unsigned long nr_reclaimed)
@@ -375,7 +242,6 @@ int ms_vmscan_init(void)
 	unsigned int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(ids) != ARRAY_SIZE(ms_vmscan_probes));
-	BUILD_BUG_ON(!is_power_of_2(MS_PAIR_SLOTS));
 	for (i = 0; i < ARRAY_SIZE(ids); i++) {
 		if (!IS_ENABLED(CONFIG_MEMCG) &&
 		    (ids[i] == MS_P_memcg_reclaim_begin || ids[i] == MS_P_memcg_reclaim_end))

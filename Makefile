@@ -43,7 +43,7 @@ endif
 	$(MAKE) -C $(KDIR) M=$(MODDIR) W=$(W) modules
 
 cli:
-	$(MAKE) -C userspace all msread
+	$(MAKE) -C userspace all msread memscope-test
 
 # Test fixtures for the guest suite (tests/kmod), into build/<release>/kmod.
 # msshrink keeps only the symbols it needs to load: its shrinker's

@@ -17,18 +17,19 @@
 static char *base_dir;
 
 /*
- * Tests point MEMSCOPE_TEST_SYSROOT at a fake tree holding proc/mounts,
- * sys/kernel/security/lockdown and the memscope directories, to drive the
- * diagnosis below without a kernel. Unset, every path is the real one.
+ * The test build can point the system paths at a fake tree holding
+ * proc/mounts, sys/kernel/security/lockdown and the memscope directories,
+ * to drive the diagnosis below without a kernel (tests/cli/seams.c).  In
+ * the product every path is the real one.
  */
 static const char *sys_path(const char *path)
 {
 	static char buf[4][4096];
 	static unsigned int next;
-	const char *root = getenv("MEMSCOPE_TEST_SYSROOT");
+	const char *root = ms_test_sysroot();
 	char *b;
 
-	if (!root || !*root)
+	if (!root)
 		return path;
 	b = buf[next++ % 4];
 	snprintf(b, sizeof(buf[0]), "%s%s", root, path);
@@ -246,9 +247,8 @@ int ms_locate_dir(const char *cli_dir)
 }
 
 /*
- * Tests replay a sequence of snapshots: with MEMSCOPE_TEST_STEPS set, read
- * number k of a file comes from DIR/k/ (the last one that exists) and the
- * interval sleep is skipped. Nothing else changes.
+ * The test build replays a sequence of snapshots (tests/cli/seams.c):
+ * read number k of a file comes from DIR/k/, the last one that exists.
  */
 char *ms_path(const char *name)
 {

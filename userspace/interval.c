@@ -11,7 +11,6 @@
 
 volatile sig_atomic_t ms_stop;
 static unsigned int step;
-static int steps_mode = -1;
 static struct timespec deadline;
 
 static void on_signal(int sig)
@@ -31,17 +30,6 @@ void ms_signals_init(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-}
-
-bool ms_test_steps(void)
-{
-	const char *e;
-
-	if (steps_mode < 0) {
-		e = getenv("MEMSCOPE_TEST_STEPS");
-		steps_mode = e && *e && strcmp(e, "0");
-	}
-	return steps_mode;
 }
 
 unsigned int ms_step(void)

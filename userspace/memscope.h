@@ -126,10 +126,17 @@ void ms_missed_snapshot(struct ms_missed *m);
 void ms_missed_warn(const struct ms_missed *prev, const struct ms_missed *now,
 		    const char *span);
 
+/*
+ * Test seams: noseams.c in the product (always off), tests/cli/seams.c in
+ * the test build.  Steps replay DIR/0, DIR/1, ... without sleeping; the
+ * sysroot prefixes the system paths the directory diagnosis reads.
+ */
+bool ms_test_steps(void);
+const char *ms_test_sysroot(void);
+
 /* interval.c: vmstat-style INTERVAL [COUNT], signals, time */
 extern volatile sig_atomic_t ms_stop;
 void ms_signals_init(void);
-bool ms_test_steps(void);
 unsigned int ms_step(void);
 /* Sleep until the next interval; false when the user asked to stop. */
 bool ms_interval_wait(double seconds);

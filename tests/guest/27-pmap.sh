@@ -162,7 +162,7 @@ print(" ".join("%s:%s" % (r, "ok" if json.load(open("/tmp/map.%s.json" % r))["ma
 "$CLI" pmap -p $pid --map "$(addr touched)" | tail -n 4 | sed 's/^/# /'
 
 # INTERVAL COUNT: COUNT reports.
-expect_eq "reports of pmap 1 3" "$(MEMSCOPE_TEST_STEPS=1 "$CLI" pmap -p $pid 1 3 | grep -c '^ *Address')" 3
+expect_eq "reports of pmap 1 3" "$(MEMSCOPE_TEST_STEPS=1 "$TOP/build/cli/memscope-test" pmap -p $pid 1 3 | grep -c '^ *Address')" 3
 
 # As nobody: another user's process is refused, with what to do.
 command -v setpriv > /dev/null || fail "setpriv not installed (util-linux)"

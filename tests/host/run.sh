@@ -44,6 +44,10 @@ t() {
 # ms ARGS...: run the CLI, output in $T/out, errors in $T/err, status in $rc
 M=$ROOT/userspace/memscope
 ms() { "$M" "$@" > "$T/out" 2> "$T/err"; rc=$?; }
+# mst ARGS...: the test build (make cli), replaying numbered snapshots of
+# --dir without sleeping; the product binary has no such seam.
+MT=$ROOT/build/cli/memscope-test
+mst() { MEMSCOPE_TEST_STEPS=1 "$MT" "$@" > "$T/out" 2> "$T/err"; rc=$?; }
 show() { echo "--- stdout (rc=$rc)"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; }
 
 has() { grep -qF -- "$1" "$T/out" || { echo "stdout lacks: $1"; show; return 1; }; }
@@ -305,10 +309,10 @@ t "slabtop --top N shows N caches" t_slabtop_top
 t_slabtop_json() { ms -j --dir "$FX/slab" slabtop; rc_is 0 && json_lines &&
 	has '{"cache":"msleak_cache","allocs":30,"frees":10,"bytes":6000}'; }
 t "slabtop -j: one JSON object with the caches" t_slabtop_json
-t_slabtop_rate() { MEMSCOPE_TEST_STEPS=1 ms -j --dir "$FX/steps" slabtop 1 1; rc_is 0 &&
+t_slabtop_rate() { mst -j --dir "$FX/steps" slabtop 1 1; rc_is 0 &&
 	has '"cache":"msleak_cache","allocs_per_s":40,"frees_per_s":20,"bytes_per_s":8000,"allocs":40,"frees":20,"bytes":8000' &&
 	lacks vm_area_struct &&
-	MEMSCOPE_TEST_STEPS=1 ms --dir "$FX/steps" slabtop 1 1; rc_is 0 && has "ALLOCS/s" &&
+	mst --dir "$FX/steps" slabtop 1 1; rc_is 0 && has "ALLOCS/s" &&
 	has "msleak_cache         40.0         20.0         8000.0"; }
 t "slabtop INTERVAL: rates per second over each interval, idle caches left out" t_slabtop_rate
 t_slabtop_off() { ms --dir "$FX/slaboff" slabtop; rc_is 1 &&
@@ -319,7 +323,7 @@ t_memleak_bad() { ms "${L[@]}" memleak --top 0; rc_is 1 && has_err 'bad --top "0
 	ms "${L[@]}" memleak -o soon; rc_is 1 && has_err 'bad -o "soon"' &&
 	ms "${L[@]}" faults --top 3; rc_is 1 && has_err "faults does not take --top"; }
 t "memleak: bad --top and -o values, and --top elsewhere, are errors" t_memleak_bad
-t_top() { MEMSCOPE_TEST_STEPS=1 ms "${S[@]}" top 1 2; rc_is 0 && count_is 2 "memscope top - " &&
+t_top() { mst "${S[@]}" top 1 2; rc_is 0 && count_is 2 "memscope top - " &&
 	has_re '^Faults +1030\.0/s +major 0\.97% \(10\.0/s\)$' && has_re '^Swap-ins +64\.0/s$' &&
 	has_re '^Reclaim +2\.25 ms/s direct' && has "Last OOM kill:" && has_re '^5555 +newproc +30\.0 +0\.0$'; }
 t "top INTERVAL COUNT: plain blocks when not a tty" t_top
@@ -334,7 +338,7 @@ else
 fi
 
 # --------------------------------------------------- interval deltas
-st() { MEMSCOPE_TEST_STEPS=1 ms "${S[@]}" "$@"; }
+st() { mst "${S[@]}" "$@"; }
 t_delta_faults() { st faults 1 3; rc_is 0 &&
 	has_re '^1 +systemd +500 +5$' && has_re '^5555 +newproc +30 +0$' && lacks "Web Content" &&
 	has "TOTAL: faults 1030 major 10 minor 1020" && has "TOTAL: faults 1 major 0 minor 1" &&
@@ -354,10 +358,10 @@ t "swapin INTERVAL COUNT: deltas per block" t_delta_swapin
 # one lower without it is the zswap take-back (0 pages), with it a reset.
 t_takeback() { rm -rf "$T/tb" && mkdir -p "$T/tb" && cp -r "$FX/steps/0" "$FX/steps/1" "$T/tb/" &&
 	sed -i 's/^swapins .*/swapins 299/' "$T/tb/1/stats" &&
-	MEMSCOPE_TEST_STEPS=1 ms --dir "$T/tb" swapin 1 1; rc_is 0 &&
+	mst --dir "$T/tb" swapin 1 1; rc_is 0 &&
 	has "TOTAL: 0 pages swapped in" && lacks "TOTAL: 299" &&
 	sed -i 's/^reset_count .*/reset_count 1/' "$T/tb/1/stats" &&
-	MEMSCOPE_TEST_STEPS=1 ms --dir "$T/tb" swapin 1 1; rc_is 0 && has "TOTAL: 299 pages swapped in"; }
+	mst --dir "$T/tb" swapin 1 1; rc_is 0 && has "TOTAL: 299 pages swapped in"; }
 t "a counter lower without a reset_count change is no reset" t_takeback
 FULL="events were not counted: a table was full of processes that are still running and unread"
 t_full() { rm -rf "$T/full" && mkdir -p "$T/full" && cp -r "$FX/basic/." "$T/full/" &&
@@ -368,9 +372,9 @@ t_full() { rm -rf "$T/full" && mkdir -p "$T/full" && cp -r "$FX/basic/." "$T/ful
 	done &&
 	rm -rf "$T/full2" && mkdir -p "$T/full2" && cp -r "$FX/steps/0" "$FX/steps/1" "$T/full2/" &&
 	sed -i 's/^dropped .*/dropped 17/' "$T/full2/0/stats" "$T/full2/1/stats" &&
-	MEMSCOPE_TEST_STEPS=1 ms --dir "$T/full2" faults 1 1; rc_is 0 && lacks "WARNING" &&
+	mst --dir "$T/full2" faults 1 1; rc_is 0 && lacks "WARNING" &&
 	sed -i 's/^dropped .*/dropped 20/' "$T/full2/1/stats" &&
-	MEMSCOPE_TEST_STEPS=1 ms --dir "$T/full2" faults 1 1; rc_is 0 && has "WARNING: 3 $FULL"; }
+	mst --dir "$T/full2" faults 1 1; rc_is 0 && has "WARNING: 3 $FULL"; }
 t "a full table: one line with the events dropped and what to do" t_full
 t_format() { rm -rf "$T/fmt" && mkdir -p "$T/fmt" && cp -r "$FX/basic/." "$T/fmt/" &&
 	sed -i '/^format /d' "$T/fmt/version" && ms --dir "$T/fmt" faults; rc_is 1 &&
@@ -500,7 +504,12 @@ sysroot() { # sysroot NAME: a fake / for the directory diagnosis
 	echo "debugfs /sys/kernel/debug debugfs rw,relatime 0 0" > "$r/proc/mounts"
 	echo "$r"
 }
-sr() { local r=$1; shift; MEMSCOPE_TEST_SYSROOT=$r ms "$@"; }
+sr() { local r=$1; shift; MEMSCOPE_TEST_SYSROOT=$r "$MT" "$@" > "$T/out" 2> "$T/err"; rc=$?; }
+t_noseams() { local r; r=$(sysroot noseams); cp -r "$FX/basic" "$r/proc/memscope"
+	! grep -q MEMSCOPE_TEST_ "$M" || { echo "$M reads MEMSCOPE_TEST_ variables"; return 1; }
+	MEMSCOPE_TEST_SYSROOT=$r ms status; ! grep -qF "$r" "$T/out" "$T/err" || { show; return 1; }
+	sr "$r" status; rc_is 0 && has "directory $r/proc/memscope"; }
+t "the test seams are in the test build only" t_noseams
 t_notloaded() { local r; r=$(sysroot notloaded); sr "$r" status; rc_is 1 &&
 	has_err "Error: memscope module not loaded" && has_err '`modprobe memscope`'; }
 t "default dir absent: module not loaded" t_notloaded
@@ -537,7 +546,8 @@ t_procfs() { local r; r=$(sysroot procfs); cp -r "$FX/basic" "$r/proc/memscope";
 t "falls back to /proc/memscope" t_procfs
 
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
-	mkdir -p "$T/bin" && cp "$M" "$T/bin/memscope" && chmod 755 "$T/bin/memscope"
+	mkdir -p "$T/bin" && cp "$M" "$T/bin/memscope" && cp "$MT" "$T/bin/memscope-test" &&
+		chmod 755 "$T/bin/memscope" "$T/bin/memscope-test"
 	nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$T/bin/memscope" "$@" > "$T/out" 2> "$T/err"; rc=$?; }
 	t_nobody_dir() { cp -r "$FX/basic" "$T/private" && chmod 700 "$T/private" &&
 		nobody --dir "$T/private" status; rc_is 1 && has_err "Error: cannot read $T/private" &&
@@ -545,7 +555,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	t "as nobody, an unreadable --dir: run as root" t_nobody_dir
 	t_nobody_debugfs() { local r; r=$(sysroot nobody); mkdir -p "$r/sys/kernel/debug/memscope"
 		chmod 700 "$r/sys/kernel/debug"; chmod -R a+rX "$r/proc" "$r/sys/kernel/security"
-		MEMSCOPE_TEST_SYSROOT=$r nobody faults; rc_is 1 && has_err "run as root"; }
+		MEMSCOPE_TEST_SYSROOT=$r setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$T/bin/memscope-test" faults > "$T/out" 2> "$T/err"; rc=$?
+		rc_is 1 && has_err "run as root"; }
 	t "as nobody, debugfs (mode 0700): run as root" t_nobody_debugfs
 	t_nobody_json() { nobody -j --dir "$T/private" faults; rc_is 1 && json_lines && has "run as root"; }
 	t "as nobody with -j: the error is JSON" t_nobody_json

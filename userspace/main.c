@@ -86,22 +86,280 @@ static const struct ms_tool tools[] = {
 
 static const char *help_tool;
 
-static void usage_all(FILE *fp)
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400 * 365.0)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_pid(const char *s, int64_t *pid)
+{
+	return s && ms_parse_i64(s, pid) && *pid >= 0 && *pid <= 0x7fffffff;
+}
+
+enum { ARGS_OK, ARGS_BAD, ARGS_HELP, ARGS_VERSION };
+
+/* Each option's setter: ARGS_OK, or the error printed and ARGS_BAD. */
+static int set_json(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->json = true;
+	print_set_json(true);
+	return ARGS_OK;
+}
+
+static int set_timestamp(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->timestamp = true;
+	return ARGS_OK;
+}
+
+static int set_help(struct ms_opts *o, const char *v)
+{
+	(void)o, (void)v;
+	return ARGS_HELP;
+}
+
+static int set_version(struct ms_opts *o, const char *v)
+{
+	(void)o, (void)v;
+	return ARGS_VERSION;
+}
+
+static int set_netlink(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->netlink = true;
+	return ARGS_OK;
+}
+
+static int set_dir(struct ms_opts *o, const char *v)
+{
+	if (!v || !*v) {
+		print_error("--dir needs a directory, e.g. --dir /proc/memscope");
+		return ARGS_BAD;
+	}
+	o->dir = v;
+	return ARGS_OK;
+}
+
+static int set_pid(struct ms_opts *o, const char *v)
+{
+	if (!parse_pid(v, &o->pid)) {
+		print_error("bad PID \"%s\", give a process id such as -p 1234", v ? v : "");
+		return ARGS_BAD;
+	}
+	o->has_pid = true;
+	return ARGS_OK;
+}
+
+static int set_cgroup(struct ms_opts *o, const char *v)
+{
+	if (!v || v[0] != '/') {
+		print_error("bad cgroup \"%s\", give a path under the cgroup2 root such as -c /system.slice, or -c / for all",
+			    v ? v : "");
+		return ARGS_BAD;
+	}
+	o->cgroup = v;
+	return ARGS_OK;
+}
+
+static int set_hist(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->hist = true;
+	return ARGS_OK;
+}
+
+static int set_residency(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->residency = true;
+	return ARGS_OK;
+}
+
+static int set_stacks(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->stacks = true;
+	return ARGS_OK;
+}
+
+static int set_title(struct ms_opts *o, const char *v)
+{
+	if (!v) {
+		print_error("--title needs a text, e.g. --title \"Page faults\"");
+		return ARGS_BAD;
+	}
+	o->title = v;
+	return ARGS_OK;
+}
+
+static int set_last(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->last = true;
+	return ARGS_OK;
+}
+
+static int set_memcg(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->memcg = true;
+	return ARGS_OK;
+}
+
+static int set_prometheus(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->prometheus = true;
+	return ARGS_OK;
+}
+
+static int set_top(struct ms_opts *o, const char *v)
+{
+	if (!v || !ms_parse_u64(v, &o->top) || o->top == 0) {
+		print_error("bad --top \"%s\", give a number of rows such as --top 10", v ? v : "");
+		return ARGS_BAD;
+	}
+	o->has_top = true;
+	return ARGS_OK;
+}
+
+static int set_older(struct ms_opts *o, const char *v)
+{
+	if (!v || !ms_parse_u64(v, &o->min_age_ms)) {
+		print_error("bad -o \"%s\", give an age in milliseconds such as -o 5000", v ? v : "");
+		return ARGS_BAD;
+	}
+	o->has_min_age = true;
+	return ARGS_OK;
+}
+
+static int set_delay(struct ms_opts *o, const char *v)
+{
+	if (!parse_seconds(v, &o->delay)) {
+		print_error("bad delay \"%s\", give seconds such as -d 2", v ? v : "");
+		return ARGS_BAD;
+	}
+	o->has_delay = true;
+	return ARGS_OK;
+}
+
+static int set_map(struct ms_opts *o, const char *v)
+{
+	if (!v || !*v) {
+		print_error("--map needs an address from pmap's Address column, e.g. --map 7f3a1c000000");
+		return ARGS_BAD;
+	}
+	o->map = v;
+	return ARGS_OK;
+}
+
+/*
+ * Every option, once: its spellings (ip's one-dash long form as alias),
+ * the OPT_ bit a tool's entry must carry to take it (0: every tool), the
+ * name of its value (NULL: a flag), and its setter.  Parsing, usage and the
+ * shell completion (`memscope __complete`) all read this table.
+ */
+static const struct ms_optdef {
+	const char *shortname;
+	const char *longname;
+	const char *alias;
+	unsigned int bit;
+	const char *arg;
+	int (*set)(struct ms_opts *o, const char *v);
+} optdefs[] = {
+	{ "-j", "--json", "-json", 0, NULL, set_json },
+	{ "-T", "--timestamp", "-timestamp", 0, NULL, set_timestamp },
+	{ "-p", "--pid", "-pid", OPT_PID, "PID", set_pid },
+	{ NULL, "--dir", NULL, 0, "DIR", set_dir },
+	{ NULL, "--netlink", "-netlink", 0, NULL, set_netlink },
+	{ "-h", "--help", "-help", 0, NULL, set_help },
+	{ "-V", "--version", "-version", 0, NULL, set_version },
+	{ "-c", "--cgroup", NULL, OPT_CGROUP, "CGROUP", set_cgroup },
+	{ NULL, "--hist", NULL, OPT_HIST, NULL, set_hist },
+	{ NULL, "--stacks", NULL, OPT_STACKS, NULL, set_stacks },
+	{ NULL, "--residency", NULL, OPT_RESIDENCY, NULL, set_residency },
+	{ NULL, "--last", NULL, OPT_LAST, NULL, set_last },
+	{ NULL, "--memcg", NULL, OPT_MEMCG, NULL, set_memcg },
+	{ "-o", "--older", NULL, OPT_MIN_AGE, "MIN_AGE_MS", set_older },
+	{ NULL, "--top", NULL, OPT_TOP, "N", set_top },
+	{ "-d", "--delay", NULL, OPT_DELAY, "SECONDS", set_delay },
+	{ NULL, "--map", NULL, OPT_MAP, "ADDRESS", set_map },
+	{ NULL, "--title", NULL, OPT_TITLE, "TEXT", set_title },
+	{ NULL, "--prometheus", NULL, OPT_PROM, NULL, set_prometheus },
+};
+
+#define NOPTS (sizeof(optdefs) / sizeof(optdefs[0]))
+
+/* The spelling a message names an option by: the short one if it has one. */
+static const char *opt_name(const struct ms_optdef *d)
+{
+	return d->shortname ? d->shortname : d->longname;
+}
+
+/* d's definition if a is one of its spellings ("--long=VAL" for a value). */
+static bool opt_is(const struct ms_optdef *d, const char *a)
+{
+	size_t n = strlen(d->longname);
+
+	if ((d->shortname && !strcmp(a, d->shortname)) || !strcmp(a, d->longname) ||
+	    (d->alias && !strcmp(a, d->alias)))
+		return true;
+	return d->arg && !strncmp(a, d->longname, n) && a[n] == '=';
+}
+
+static const struct ms_optdef *find_opt(const char *a)
 {
 	size_t i;
 
-	fprintf(fp,
-		"Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]\n"
-		"       memscope help [TOOL]\n"
-		"where  OPTIONS := { -j[son] | -T[imestamp] | -p[id] PID | --dir DIR |\n"
-		"                    --netlink | -h[elp] | -V | --version }\n"
-		"       TOOL := { status | faults | ffaults | swapin | hfaults | oomkill |\n"
-		"                 drsnoop | vmscan | shrinkers | compact | memleak | slabtop |\n"
-		"                 mmapsnoop | shmsnoop | brkstack | flamegraph | top | pmap |\n"
-		"                 analyze | export | monitor }\n"
-		"       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
-		"       COUNT := number of reports; none: until Ctrl-C\n"
-		"\n");
+	for (i = 0; i < NOPTS; i++)
+		if (opt_is(&optdefs[i], a))
+			return &optdefs[i];
+	return NULL;
+}
+
+static void usage_all(FILE *fp)
+{
+	size_t i, col;
+
+	fprintf(fp, "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]\n"
+		    "       memscope help [TOOL]\n"
+		    "where  OPTIONS := {");
+	/* The global options, and -p, which most tools take. */
+	for (i = 0, col = 0; i < NOPTS; i++) {
+		const struct ms_optdef *d = &optdefs[i];
+
+		if (d->bit && d->bit != OPT_PID)
+			continue;
+		col += fprintf(fp, "%s%s%s%s", col ? " | " : " ", opt_name(d),
+			       d->arg ? " " : "", d->arg ? d->arg : "");
+	}
+	fprintf(fp, " }\n       TOOL := {");
+	for (i = 0, col = 15; i < NTOOLS; i++) {
+		if (tools[i].run == cmd_help)
+			continue;
+		if (col + strlen(tools[i].name) > 70) {
+			fprintf(fp, " |\n                ");
+			col = 15;
+		}
+		col += fprintf(fp, "%s%s", col > 15 ? " | " : " ", tools[i].name);
+	}
+	fprintf(fp, " }\n"
+		    "       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
+		    "       COUNT := number of reports; none: until Ctrl-C\n"
+		    "\n");
 	for (i = 0; i < NTOOLS; i++)
 		fprintf(fp, "  %-44s %s\n", tools[i].usage, tools[i].summary);
 	fprintf(fp,
@@ -113,13 +371,22 @@ static void usage_all(FILE *fp)
 
 static void usage_tool(FILE *fp, const struct ms_tool *t)
 {
+	size_t i;
+
 	fprintf(fp, "Usage: memscope [OPTIONS] %s\n", t->usage);
 	fprintf(fp, "       %s\n", t->summary);
 	if (t->opts & OPT_INTERVAL)
 		fprintf(fp, "where  INTERVAL := seconds between reports; COUNT := number of reports\n");
-	fprintf(fp, "       OPTIONS := { -j | -T | --dir DIR | --netlink%s }\n",
-		t->opts & OPT_PID ? " | -p PID" : "");
-	fprintf(fp, "See memscope(8).\n");
+	fprintf(fp, "       OPTIONS := {");
+	for (i = 0; i < NOPTS; i++) {
+		const struct ms_optdef *d = &optdefs[i];
+
+		if ((d->bit && !(d->bit & t->opts)) || d->set == set_help || d->set == set_version)
+			continue;
+		fprintf(fp, "%s%s%s%s", i ? " | " : " ", opt_name(d),
+			d->arg ? " " : "", d->arg ? d->arg : "");
+	}
+	fprintf(fp, " }\nSee memscope(8).\n");
 }
 
 static int cmd_help(const struct ms_opts *o)
@@ -156,239 +423,106 @@ static const struct ms_tool *find_tool(const char *name)
 	return NULL;
 }
 
-static bool parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400 * 365.0)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_pid(const char *s, int64_t *pid)
-{
-	return s && ms_parse_i64(s, pid) && *pid >= 0 && *pid <= 0x7fffffff;
-}
-
-/* "-x", "--xx" and "--xx=VAL"; returns the value argument or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *longname)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(longname);
-
-	if (!strncmp(a, longname, n) && a[n] == '=')
-		return a + n + 1;
-	if (*i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
-static bool is_opt(const char *a, const char *s, const char *l)
-{
-	size_t n = strlen(l);
-
-	return (s && !strcmp(a, s)) || !strcmp(a, l) ||
-	       (!strncmp(a, l, n) && a[n] == '=');
-}
-
-enum { ARGS_OK, ARGS_BAD, ARGS_HELP, ARGS_VERSION };
-
 /*
- * Options may come before or after the tool name, as `ip -j link` and
- * `ip link -j` both work; tool-specific ones are checked against the table.
+ * For the shell completion, from the tables above: with no argument the
+ * tools; "--values" the spellings that take a value; "--global" the
+ * options before a tool; TOOL the options it takes after its name (every
+ * spelling but the one-dash aliases).
  */
-static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir,
-		      const struct ms_tool **tool, const char **toolname)
+static bool complete_shows(const struct ms_optdef *d, const char *what, const struct ms_tool *t)
 {
-	int i, npos = 0;
-	const char *pos[3] = { NULL };
-	const char *v;
-	unsigned int used = 0;
+	if (!strcmp(what, "--values"))
+		return d->arg;
+	if (!strcmp(what, "--global"))
+		return !d->bit || d->bit == OPT_PID;
+	return (!d->bit || (d->bit & t->opts)) && d->set != set_help && d->set != set_version;
+}
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+static int complete(int argc, char **argv)
+{
+	const struct ms_tool *t = NULL;
+	size_t i;
 
-		if (!strcmp(a, "--")) {
-			for (i++; i < argc; i++) {
-				if (npos < 3)
-					pos[npos] = argv[i];
-				npos++;
-			}
-			break;
-		}
-		if (a[0] != '-' || a[1] == '\0' || (a[1] >= '0' && a[1] <= '9')) {
-			if (!*tool && !*toolname) {
-				*toolname = a;
-				*tool = find_tool(a);
-				if (!*tool) {
-					print_error("unknown tool \"%s\", run `memscope help` for the list", a);
-					return ARGS_BAD;
-				}
-				continue;
-			}
-			if (*tool && (*tool)->run == cmd_help && !help_tool) {
-				help_tool = a;
-				continue;
-			}
-			if (npos < 3)
-				pos[npos] = a;
-			npos++;
+	if (argc < 3) {
+		for (i = 0; i < NTOOLS; i++)
+			printf("%s\n", tools[i].name);
+		return 0;
+	}
+	if (argv[2][0] != '-') {
+		t = find_tool(argv[2]);
+		if (!t)
+			return 1;
+	}
+	for (i = 0; i < NOPTS; i++) {
+		const struct ms_optdef *d = &optdefs[i];
+
+		if (!complete_shows(d, argv[2], t))
 			continue;
-		}
-		if (!strcmp(a, "-j") || !strcmp(a, "-json") || !strcmp(a, "--json")) {
-			o->json = true;
-			print_set_json(true);
-		} else if (!strcmp(a, "-T") || !strcmp(a, "-timestamp") || !strcmp(a, "--timestamp")) {
-			o->timestamp = true;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "-help") || !strcmp(a, "--help")) {
-			return ARGS_HELP;
-		} else if (!strcmp(a, "-V") || !strcmp(a, "--version") || !strcmp(a, "-version")) {
-			return ARGS_VERSION;
-		} else if (!strcmp(a, "--netlink") || !strcmp(a, "-netlink")) {
-			o->netlink = true;
-		} else if (is_opt(a, NULL, "--dir")) {
-			v = opt_value(argc, argv, &i, "--dir");
-			if (!v || !*v) {
-				print_error("--dir needs a directory, e.g. --dir /proc/memscope");
-				return ARGS_BAD;
-			}
-			*dir = v;
-		} else if (is_opt(a, "-p", "--pid") || !strcmp(a, "-pid")) {
-			v = opt_value(argc, argv, &i, "--pid");
-			if (!parse_pid(v, &o->pid)) {
-				print_error("bad PID \"%s\", give a process id such as -p 1234", v ? v : "");
-				return ARGS_BAD;
-			}
-			o->has_pid = true;
-			used |= OPT_PID;
-		} else if (is_opt(a, "-c", "--cgroup")) {
-			v = opt_value(argc, argv, &i, "--cgroup");
-			if (!v || v[0] != '/') {
-				print_error("bad cgroup \"%s\", give a path under the cgroup2 root such as -c /system.slice, or -c / for all",
-					    v ? v : "");
-				return ARGS_BAD;
-			}
-			o->cgroup = v;
-			used |= OPT_CGROUP;
-		} else if (!strcmp(a, "--hist")) {
-			o->hist = true;
-			used |= OPT_HIST;
-		} else if (!strcmp(a, "--residency")) {
-			o->residency = true;
-			used |= OPT_RESIDENCY;
-		} else if (!strcmp(a, "--stacks")) {
-			o->stacks = true;
-			used |= OPT_STACKS;
-		} else if (is_opt(a, NULL, "--title")) {
-			v = opt_value(argc, argv, &i, "--title");
-			if (!v) {
-				print_error("--title needs a text, e.g. --title \"Page faults\"");
-				return ARGS_BAD;
-			}
-			o->title = v;
-			used |= OPT_TITLE;
-		} else if (!strcmp(a, "--last")) {
-			o->last = true;
-			used |= OPT_LAST;
-		} else if (!strcmp(a, "--memcg")) {
-			o->memcg = true;
-			used |= OPT_MEMCG;
-		} else if (!strcmp(a, "--prometheus")) {
-			o->prometheus = true;
-			used |= OPT_PROM;
-		} else if (is_opt(a, NULL, "--top")) {
-			v = opt_value(argc, argv, &i, "--top");
-			if (!v || !ms_parse_u64(v, &o->top) || o->top == 0) {
-				print_error("bad --top \"%s\", give a number of rows such as --top 10", v ? v : "");
-				return ARGS_BAD;
-			}
-			o->has_top = true;
-			used |= OPT_TOP;
-		} else if (is_opt(a, "-o", "--older")) {
-			v = opt_value(argc, argv, &i, "--older");
-			if (!v || !ms_parse_u64(v, &o->min_age_ms)) {
-				print_error("bad -o \"%s\", give an age in milliseconds such as -o 5000", v ? v : "");
-				return ARGS_BAD;
-			}
-			o->has_min_age = true;
-			used |= OPT_MIN_AGE;
-		} else if (is_opt(a, "-d", "--delay")) {
-			v = opt_value(argc, argv, &i, "--delay");
-			if (!parse_seconds(v, &o->delay)) {
-				print_error("bad delay \"%s\", give seconds such as -d 2", v ? v : "");
-				return ARGS_BAD;
-			}
-			o->has_delay = true;
-			used |= OPT_DELAY;
-		} else if (is_opt(a, NULL, "--map")) {
-			v = opt_value(argc, argv, &i, "--map");
-			if (!v || !*v) {
-				print_error("--map needs an address from pmap's Address column, e.g. --map 7f3a1c000000");
-				return ARGS_BAD;
-			}
-			o->map = v;
-			used |= OPT_MAP;
-		} else {
-			print_error("unknown option \"%s\", run `memscope help`", a);
+		if (d->shortname)
+			printf("%s\n", d->shortname);
+		printf("%s\n", d->longname);
+	}
+	return 0;
+}
+
+/* A positional argument: the tool's name, help's TOOL, or INTERVAL/COUNT/FILE. */
+static int take_word(const char *a, const struct ms_tool **tool, const char **pos, int *npos)
+{
+	if (!*tool) {
+		*tool = find_tool(a);
+		if (!*tool) {
+			print_error("unknown tool \"%s\", run `memscope help` for the list", a);
 			return ARGS_BAD;
 		}
+	} else if ((*tool)->run == cmd_help && !help_tool) {
+		help_tool = a;
+	} else {
+		if (*npos < 3)
+			pos[*npos] = a;
+		(*npos)++;
 	}
-	if (!*tool)
-		return ARGS_OK;
-	if (used & ~(*tool)->opts) {
-		print_error("%s does not take %s, usage: memscope %s", (*tool)->name,
-			    (used & ~(*tool)->opts) & OPT_PID ? "-p" :
-			    (used & ~(*tool)->opts) & OPT_HIST ? "--hist" :
-			    (used & ~(*tool)->opts) & OPT_LAST ? "--last" :
-			    (used & ~(*tool)->opts) & OPT_MEMCG ? "--memcg" :
-			    (used & ~(*tool)->opts) & OPT_CGROUP ? "-c" :
-			    (used & ~(*tool)->opts) & OPT_DELAY ? "-d" :
-			    (used & ~(*tool)->opts) & OPT_TOP ? "--top" :
-			    (used & ~(*tool)->opts) & OPT_MIN_AGE ? "-o" :
-			    (used & ~(*tool)->opts) & OPT_STACKS ? "--stacks" :
-			    (used & ~(*tool)->opts) & OPT_TITLE ? "--title" :
-			    (used & ~(*tool)->opts) & OPT_MAP ? "--map" :
-			    (used & ~(*tool)->opts) & OPT_RESIDENCY ? "--residency" : "--prometheus",
-			    (*tool)->usage);
-		return ARGS_BAD;
-	}
+	return ARGS_OK;
+}
+
+/* What no single option's setter can see: pairs that exclude each other. */
+static int check_combinations(const struct ms_opts *o, const struct ms_tool *t)
+{
 	if (o->stacks && (o->cgroup || o->hist)) {
 		print_error("--stacks counts by user stack and process: it takes -p PID, not %s, usage: memscope %s",
-			    o->cgroup ? "-c" : "--hist", (*tool)->usage);
+			    o->cgroup ? "-c" : "--hist", t->usage);
 		return ARGS_BAD;
 	}
 	if (o->residency && o->cgroup) {
 		print_error("--residency counts by the process whose pages went to swap: it takes -p PID, not -c, usage: memscope %s",
-			    (*tool)->usage);
+			    t->usage);
 		return ARGS_BAD;
 	}
 	if (o->has_pid && o->cgroup) {
-		print_error("give -p PID or -c CGROUP, not both, usage: memscope %s", (*tool)->usage);
+		print_error("give -p PID or -c CGROUP, not both, usage: memscope %s", t->usage);
 		return ARGS_BAD;
 	}
-	if ((*tool)->opts & OPT_FILE) {
+	return ARGS_OK;
+}
+
+/* FILE, or INTERVAL [COUNT]: what is left after the options. */
+static int parse_positionals(struct ms_opts *o, const struct ms_tool *t,
+			     const char *const *pos, int npos)
+{
+	if (t->opts & OPT_FILE) {
 		if (npos > 1) {
-			print_error("too many arguments (\"%s\"), usage: memscope %s", pos[1],
-				    (*tool)->usage);
+			print_error("too many arguments (\"%s\"), usage: memscope %s", pos[1], t->usage);
 			return ARGS_BAD;
 		}
 		o->file = pos[0];
 		return ARGS_OK;
 	}
-	if (npos && !((*tool)->opts & OPT_INTERVAL)) {
+	if (npos && !(t->opts & OPT_INTERVAL)) {
 		print_error("%s takes no INTERVAL or COUNT (got \"%s\"), usage: memscope %s",
-			    (*tool)->name, pos[0], (*tool)->usage);
+			    t->name, pos[0], t->usage);
 		return ARGS_BAD;
 	}
 	if (npos > 2) {
-		print_error("too many arguments (\"%s\"), usage: memscope %s",
-			    pos[2], (*tool)->usage);
+		print_error("too many arguments (\"%s\"), usage: memscope %s", pos[2], t->usage);
 		return ARGS_BAD;
 	}
 	if (npos >= 1) {
@@ -398,23 +532,75 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const char **dir
 		}
 		o->has_interval = true;
 	}
-	if (npos == 2) {
-		if (!ms_parse_u64(pos[1], &o->count) || o->count == 0) {
-			print_error("bad COUNT \"%s\", give a number of reports greater than 0", pos[1]);
+	if (npos == 2 && (!ms_parse_u64(pos[1], &o->count) || o->count == 0)) {
+		print_error("bad COUNT \"%s\", give a number of reports greater than 0", pos[1]);
+		return ARGS_BAD;
+	}
+	return ARGS_OK;
+}
+
+/*
+ * Options may come before or after the tool name, as `ip -j link` and
+ * `ip link -j` both work; a tool takes the ones its entry names.
+ */
+static int parse_args(int argc, char **argv, struct ms_opts *o, const struct ms_tool **tool)
+{
+	const char *pos[3] = { NULL };
+	const struct ms_optdef *d;
+	unsigned int used = 0;
+	int i, r, npos = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				if (take_word(argv[i], tool, pos, &npos) != ARGS_OK)
+					return ARGS_BAD;
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0' || (a[1] >= '0' && a[1] <= '9')) {
+			if (take_word(a, tool, pos, &npos) != ARGS_OK)
+				return ARGS_BAD;
+			continue;
+		}
+		d = find_opt(a);
+		if (!d) {
+			print_error("unknown option \"%s\", run `memscope help`", a);
+			return ARGS_BAD;
+		}
+		if (d->arg && !strncmp(a, d->longname, strlen(d->longname)) && strchr(a, '='))
+			v = strchr(a, '=') + 1;
+		else if (d->arg && i + 1 < argc)
+			v = argv[++i];
+		r = d->set(o, v);
+		if (r != ARGS_OK)
+			return r;
+		used |= d->bit;
+	}
+	if (!*tool)
+		return ARGS_OK;
+	for (d = optdefs; d < optdefs + NOPTS; d++) {
+		if (d->bit & used & ~(*tool)->opts) {
+			print_error("%s does not take %s, usage: memscope %s", (*tool)->name,
+				    opt_name(d), (*tool)->usage);
 			return ARGS_BAD;
 		}
 	}
-	return ARGS_OK;
+	r = check_combinations(o, *tool);
+	return r != ARGS_OK ? r : parse_positionals(o, *tool, pos, npos);
 }
 
 int main(int argc, char **argv)
 {
 	struct ms_opts o = { .delay = 1.0 };
 	const struct ms_tool *tool = NULL;
-	const char *toolname = NULL, *dir = NULL;
+	const char *dir;
 	int r;
 
-	r = parse_args(argc, argv, &o, &dir, &tool, &toolname);
+	if (argc > 1 && !strcmp(argv[1], "__complete"))
+		return complete(argc, argv);
+	r = parse_args(argc, argv, &o, &tool);
 	if (r == ARGS_BAD)
 		return 1;
 	if (r == ARGS_VERSION) {
@@ -440,6 +626,7 @@ int main(int argc, char **argv)
 	}
 	if (tool->run == cmd_help)
 		return cmd_help(&o);
+	dir = o.dir;
 	if (o.netlink && dir) {
 		print_error("--netlink and --dir name two sources, give one of them");
 		return 1;
@@ -464,10 +651,8 @@ int main(int argc, char **argv)
 	if ((o.netlink || tool->run == cmd_monitor) && ms_nl_use())
 		return 1;
 	/* Uses the module when it is there, and says what it missed when not. */
-	if (tool->run == cmd_analyze) {
-		o.dir = dir;
+	if (tool->run == cmd_analyze)
 		return cmd_analyze(&o) ? 1 : 0;
-	}
 	if (!ms_nl_on() && ms_locate_dir(dir))
 		return 1;
 	if (tool->run != cmd_status && ms_check_format())

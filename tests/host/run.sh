@@ -771,11 +771,28 @@ t_man() {
 	done
 }
 t "man page renders cleanly and names every tool, column and file" t_man
-t_completion() { bash -c 'source "$1"; COMP_WORDS=(memscope vm); COMP_CWORD=1; _memscope; echo "${COMPREPLY[@]}"
-	COMP_WORDS=(memscope -j faults --h); COMP_CWORD=3; _memscope; echo "${COMPREPLY[@]}"' _ \
+t_completion() { PATH=$ROOT/userspace:$PATH bash -c 'source "$1"
+	COMP_WORDS=(memscope vm); COMP_CWORD=1; _memscope; echo "${COMPREPLY[@]}"
+	COMP_WORDS=(memscope -j faults --h); COMP_CWORD=3; _memscope; echo "${COMPREPLY[@]}"
+	COMP_WORDS=(memscope --dir /tmp pmap -p 1 --m); COMP_CWORD=6; _memscope; echo "${COMPREPLY[@]}"
+	COMP_WORDS=(memscope ffaults --); COMP_CWORD=2; _memscope; echo "${COMPREPLY[@]}"
+	COMP_WORDS=(memscope --v); COMP_CWORD=1; _memscope; echo "${COMPREPLY[@]}"' _ \
 	"$ROOT/userspace/memscope.bash-completion" > "$T/out" 2>&1 &&
-	line_is 1 "vmscan" && line_is 2 "--hist"; }
+	line_is 1 "vmscan" && line_is 2 "--hist" && line_is 3 "--map" &&
+	line_is 4 "--json --timestamp --dir --netlink" && line_is 5 "--version" || { show; return 1; }; }
 t "bash completion completes tools and options" t_completion
+# The man page's tool list and its TOOLS section name exactly the tools
+# `memscope __complete` lists from the CLI's own table (help aside).
+t_man_tools() {
+	local man=$ROOT/userspace/memscope.8 want syn sec
+	want=$("$M" __complete | grep -vx help | sort)
+	syn=$(sed -n '/^\.IR TOOL " := { "/,/}"$/p' "$man" | sed 's/^\.BR //; s/"[^"]*"//g' |
+		tr ' ' '\n' | grep -E '^[a-z]+$' | sort)
+	sec=$(sed -n '/^\.SH TOOLS/,/^\.SH /{/^\.TP/{n;p}}' "$man" | awk '$1 == ".B" { print $2 }' | sort -u)
+	[ "$syn" = "$want" ] || { echo "SYNOPSIS TOOL list:"; diff <(echo "$want") <(echo "$syn"); return 1; }
+	[ "$sec" = "$want" ] || { echo "TOOLS section:"; diff <(echo "$want") <(echo "$sec"); return 1; }
+}
+t "man page lists exactly the CLI's tools" t_man_tools
 
 # ----------------------------------------------------------- module sources
 # Kernel differences live in module/compat/ (its README): a tool file that

@@ -25,7 +25,8 @@ swapon $Z || fail "swapon $Z"
 [ -x "$CLI" ] || fail "no CLI at $CLI (make cli)"
 command -v python3 > /dev/null || skip "python3 needed to read monitor's JSON"
 ms_load
-trap 'kill $reader $mpid 2>/dev/null; ms_unload 2>/dev/null; swapoff '$Z' 2>/dev/null' EXIT
+CG=/sys/fs/cgroup/mstest-low
+trap 'kill $reader $mpid 2>/dev/null; rmdir $CG 2>/dev/null; ms_unload 2>/dev/null; swapoff '$Z' 2>/dev/null' EXIT
 for p in direct_reclaim_begin direct_reclaim_end; do
 	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
 done
@@ -93,4 +94,30 @@ expect_eq "reclaims lost by monitor" "$2" 0
 expect_eq "reclaims shown by monitor vs the module's reclaim counts' delta" "$1" $((c1 - c0 + m1 - m0))
 hcount=$(awk '/^# count/ { print $3 }' $D/hist/direct_reclaim_ns)
 expect_eq "hist/direct_reclaim_ns count vs direct_reclaim_count" "$hcount" "$c1"
+
+# Retries.  With the hogs' memory protected by memory.low, a reclaim's
+# first pass finds next to nothing it may take, and do_try_to_free_pages()
+# goes round again with the protection lifted (memcg_low_skipped; before
+# 4.16 may_thrash): allocstall counts both passes, direct_reclaim_count the
+# one reclaim.  memscope's allocstall must still equal the kernel's, and
+# be higher than direct_reclaim_count by the retries.
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+if mkdir -p $CG 2>/dev/null && [ -e $CG/memory.low ]; then
+	echo max > $CG/memory.low || fail "memory.low"
+	a0=$(vmstat_sum allocstall) c0=$(ms_stat direct_reclaim_count) s0=$(ms_stat allocstall)
+	for i in 1 2; do
+		sh -c "echo \$\$ > $CG/cgroup.procs && exec '$W/memhog' 160" > /tmp/lowhog$i.out &
+	done
+	wait $! || fail "protected memhog failed: $(cat /tmp/lowhog2.out)"
+	wait
+	c1=$(ms_stat_settled direct_reclaim_count 30) ||
+		fail "direct_reclaim_count still moving 30 s after the protected hogs exited"
+	a1=$(vmstat_sum allocstall) s1=$(ms_stat allocstall)
+	diag "protected: allocstall $((a1 - a0)), memscope's $((s1 - s0)), direct reclaims $((c1 - c0)): $((s1 - s0 - c1 + c0)) retried"
+	expect_eq "protected: memscope allocstall delta vs /proc/vmstat allocstall delta" $((s1 - s0)) $((a1 - a0))
+	expect_ge "protected: retries (allocstall - direct_reclaim_count)" $((a1 - a0 - c1 + c0)) 1
+	rmdir $CG
+else
+	diag "no cgroup2 memory controller with memory.low: the retry phase did not run"
+fi
 exit 0

@@ -113,14 +113,14 @@ check:
 # Builds a 6.1 kernel with KASAN, kmemleak and lockdep from Debian's
 # linux-source-6.1 (cached in build/debug-kernel/, 20-40 min the first
 # time), installs it for vm-run and runs the guest suite on it; not part of
-# check (see README, Testing).
+# check (see docs/testing.md).
 check-debug:
 	scripts/check-debug
 
 # Builds kernels older than Debian's from source trees given in
 # CHECK_OLD_TREES (kernel.org releases, unpacked; nothing is downloaded),
 # installs them for vm-run and runs the guest suite on each; not part of
-# check (see README, Old kernels).
+# check (see docs/testing.md, Old kernels).
 check-old:
 	scripts/check-old
 

@@ -793,6 +793,20 @@ t_man_tools() {
 	[ "$sec" = "$want" ] || { echo "TOOLS section:"; diff <(echo "$want") <(echo "$sec"); return 1; }
 }
 t "man page lists exactly the CLI's tools" t_man_tools
+# The README's Layout names every file of the product.
+t_layout() {
+	local lay f miss=
+	lay=$(sed -n '/^## Layout/,$p' "$ROOT/README.md")
+	for f in $(git -C "$ROOT" ls-files module userspace scripts docs packaging 2>/dev/null); do
+		case $lay in *"\`$f\`"*|*"\`${f#*/}\`"*|*"\`${f##*/}\`"*) ;; *) miss="$miss $f" ;; esac
+	done
+	[ -z "$miss" ] || { echo "README's Layout does not name:$miss"; return 1; }
+}
+if git -C "$ROOT" rev-parse --git-dir > /dev/null 2>&1; then
+	t "README's Layout names every file" t_layout
+else
+	skip "README's Layout names every file" "not a git checkout"
+fi
 
 # ----------------------------------------------------------- module sources
 # Kernel differences live in module/compat/ (its README): a tool file that

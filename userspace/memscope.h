@@ -157,6 +157,15 @@ struct ms_interval_ops {
 };
 int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx);
 
+/* proctable.c: one per-process counter table plus its total stat */
+struct ms_proc_table {
+	const char *table;	/* faults_by_pid-style file */
+	const char *valcol;	/* its counter column */
+	const char *stat;	/* the matching stats key */
+	bool swapin_layout;	/* swapin.bt's block: time, COMM PID COUNT */
+};
+int ms_run_proc_table(const struct ms_opts *o, const struct ms_proc_table *t);
+
 /* keyed.c: tables as keyed rows of counters, and their interval deltas */
 #define MS_KEYED_VALS 4
 struct ms_krow {
@@ -197,10 +206,10 @@ void ms_print_hist(const char *name, const struct ms_hist *h);
 /* The slot that holds the median sample, or -1 for an empty histogram. */
 int ms_hist_median_slot(const struct ms_hist *h);
 
-/* oom.c: BCC's two-line OOM kill report (also used by top) */
+/* tools/oomkill.c: BCC's two-line OOM kill report (also used by top) */
 void ms_print_oom(const struct ms_record *r);
 
-/* the tools */
+/* the tools, one file each in tools/ */
 int cmd_status(const struct ms_opts *o);
 int cmd_faults(const struct ms_opts *o);
 int cmd_ffaults(const struct ms_opts *o);

@@ -90,9 +90,15 @@ build_gcc() {
 t "build with gcc -Wall -Wextra, no warnings" build_gcc
 [ -x "$M" ] || { echo "Bail out! no userspace/memscope binary"; exit 1; }
 
+# cli_copy DIR: the CLI's sources, to build elsewhere (DIR/../module/uapi
+# must hold the netlink header).
+cli_copy() {
+	mkdir -p "$1/tools" && cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$1/" &&
+	cp "$ROOT"/userspace/tools/*.c "$1/tools/"
+}
 build_clang() {
 	mkdir -p "$T/clang/userspace" &&
-	cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/clang/userspace/" &&
+	cli_copy "$T/clang/userspace" &&
 	mkdir -p "$T/clang/module/uapi" && cp "$ROOT/module/uapi/memscope_genl.h" "$T/clang/module/uapi/" &&
 	cp "$ROOT/VERSION" "$T/clang/" &&
 	make -C "$T/clang/userspace" CC=clang > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
@@ -133,7 +139,7 @@ t_nl_opts() { ms help; has "--netlink" && has "  monitor" &&
 t "--netlink: not with --dir; --dir beats MEMSCOPE_NETLINK; help names it and monitor" t_nl_opts
 t_nl_without() {
 	mkdir -p "$T/nolibnl/userspace" &&
-	cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/nolibnl/userspace/" &&
+	cli_copy "$T/nolibnl/userspace" &&
 	cp "$ROOT/VERSION" "$T/nolibnl/" && mkdir -p "$T/nolibnl/module/uapi" &&
 	cp "$ROOT/module/uapi/memscope_genl.h" "$T/nolibnl/module/uapi/" &&
 	make -C "$T/nolibnl/userspace" LIBNL=0 > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
@@ -659,7 +665,7 @@ t_stacks_run() { # t_stacks_run CLI: fixture dir $T/stk, stacker's pid $spid
 t_stacks() {
 	local W=$T/wl/stacker d=$T/stk g b m
 	make -s -C "$ROOT/tests/workloads" OUT="$T/wl" "$W" > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
-	mkdir -p "$T/nolibelf" && cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$T/nolibelf/" &&
+	cli_copy "$T/nolibelf" &&
 	mkdir -p "$T/module/uapi" && cp "$ROOT/module/uapi/memscope_genl.h" "$T/module/uapi/" &&
 		make -s -C "$T/nolibelf" LIBELF=0 > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	rm -rf "$d" && cp -r "$FX/basic" "$d" && rm -f "$T/stk.in" && mkfifo "$T/stk.in" || return 1

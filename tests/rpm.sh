@@ -28,7 +28,7 @@ fi
 
 # memscope: the CLI, its man page and completion, and nothing else.
 got=$(rpm -qpl "$cli" | grep -v '^/usr/lib/\.build-id' | sort | tr '\n' ' ')
-want="/usr/sbin/memscope /usr/share/bash-completion/completions/memscope /usr/share/man/man8/memscope.8 "
+want="/usr/lib/systemd/system/memscope-export.service /usr/lib/systemd/system/memscope-export.timer /usr/sbin/memscope /usr/share/bash-completion/completions/memscope /usr/share/man/man8/memscope.8 "
 unpack "$cli" $x/cli
 if [ "$got" = "$want" ] && "$x/cli/usr/sbin/memscope" -V | grep -qx "memscope $ver"; then
 	ok "memscope holds the CLI (memscope -V says $ver), its man page and completion"

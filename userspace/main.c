@@ -71,9 +71,9 @@ static const struct ms_tool tools[] = {
 	{ "analyze", cmd_analyze, OPT_INTERVAL,
 	  "analyze [DURATION]",
 	  "the book's memory analysis (7.1.3) over DURATION seconds (default 10): OOM kills, swap, free memory and PSI, processes, files, stalls, leaks, with findings" },
-	{ "export", cmd_export, OPT_PROM,
-	  "export [--prometheus]",
-	  "every counter and histogram in Prometheus text format" },
+	{ "export", cmd_export, OPT_PROM | OPT_TOP | OPT_TEXTFILE,
+	  "export [--prometheus] [--top N] [--textfile DIR]",
+	  "every counter, histogram and table (top N rows, default 20) in Prometheus text format; --textfile: into DIR/memscope.prom, atomically" },
 	{ "monitor", cmd_monitor, 0,
 	  "monitor",
 	  "every OOM kill, direct reclaim and compaction as it happens, and how many were lost, from the netlink groups" },
@@ -256,6 +256,16 @@ static int set_delay(struct ms_opts *o, const char *v)
 	return ARGS_OK;
 }
 
+static int set_textfile(struct ms_opts *o, const char *v)
+{
+	if (!v || !*v) {
+		print_error("--textfile needs a directory, e.g. --textfile /var/lib/prometheus/node-exporter");
+		return ARGS_BAD;
+	}
+	o->textfile = v;
+	return ARGS_OK;
+}
+
 static int set_map(struct ms_opts *o, const char *v)
 {
 	if (!v || !*v) {
@@ -299,6 +309,7 @@ static const struct ms_optdef {
 	{ NULL, "--map", NULL, OPT_MAP, "ADDRESS", set_map },
 	{ NULL, "--title", NULL, OPT_TITLE, "TEXT", set_title },
 	{ NULL, "--prometheus", NULL, OPT_PROM, NULL, set_prometheus },
+	{ NULL, "--textfile", NULL, OPT_TEXTFILE, "DIR", set_textfile },
 };
 
 #define NOPTS (sizeof(optdefs) / sizeof(optdefs[0]))

@@ -40,6 +40,7 @@ enum {
 	OPT_TITLE	= 1 << 12,
 	OPT_MAP		= 1 << 13,	/* pmap --map ADDRESS */
 	OPT_RESIDENCY	= 1 << 14,	/* swapin --residency */
+	OPT_TEXTFILE	= 1 << 15,	/* export --textfile DIR */
 };
 
 struct ms_opts {
@@ -66,6 +67,7 @@ struct ms_opts {
 	const char *file;	/* flamegraph FILE */
 	const char *title;	/* flamegraph --title */
 	const char *map;	/* pmap --map ADDRESS */
+	const char *textfile;	/* export --textfile DIR */
 	const char *dir;	/* --dir, for tools that find the module themselves */
 	bool netlink;		/* --netlink: the module's netlink family, not its files */
 };

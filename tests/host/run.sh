@@ -492,6 +492,49 @@ if command -v promtool >/dev/null; then
 		done
 	}
 	t "export passes promtool check metrics" t_promtool
+t_export_top() { ms --dir "$FX/basic" export --top 1; rc_is 0 &&
+	[ "$(grep -c '^memscope_faults_by_pid_faults_total{' "$T/out")" = 1 ] &&
+	has 'memscope_faults_by_pid_faults_total{pid="1234",comm="workload"} 4096' &&
+	has "memscope_faults_by_pid_faults_rest $(awk 'NR > 2 { s += $3 } END { print s }' "$FX/basic/faults_by_pid")" &&
+	has 'memscope_shrinkers_seconds_total{shrinker="super_cache_scan"} 0.080000000' &&
+	ms --dir "$FX/basic" export --top 0; rc_is 1 && has_err 'bad --top "0"'; }
+t "export --top N: N rows per table, the rest summed" t_export_top
+# --textfile: written whole and renamed, as node_exporter's textfile
+# collector wants; Debian's node_exporter on loopback then scrapes every
+# memscope metric with no scrape error.
+t_textfile() {
+	local tf=$T/textfile port=$((20000 + $$ % 20000)) ne
+	mkdir -p "$tf" && ms --dir "$FX/basic" export --textfile "$tf"; rc_is 0 &&
+	[ "$(ls "$tf")" = memscope.prom ] || { ls -la "$tf"; return 1; }
+	ms --dir "$FX/basic" export --textfile "$tf/missing"; rc_is 1 &&
+		has_err "cannot create $tf/missing/memscope.prom" && has_err "textfile collector" || return 1
+	ms -j --dir "$FX/basic" export --textfile "$tf"; rc_is 1 || return 1
+	prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$tf" > "$T/ne.log" 2>&1 &
+	ne=$!
+	python3 - "$port" > "$T/scrape" <<'PY'
+import sys, time, urllib.request
+for _ in range(100):
+    try:
+        print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())
+        break
+    except OSError:
+        time.sleep(0.1)
+PY
+	kill "$ne"; wait "$ne" 2>/dev/null
+	grep -qx 'node_textfile_scrape_error 0' "$T/scrape" || { echo "scrape:"; grep textfile "$T/scrape"; cat "$T/ne.log"; return 1; }
+	local want got
+	want=$(awk '/^memscope_/ { sub(/[{ ].*/, ""); print }' "$tf/memscope.prom" | sort -u)
+	got=$(awk '/^memscope_/ { sub(/[{ ].*/, ""); print }' "$T/scrape" | sort -u)
+	[ -n "$want" ] && [ "$want" = "$got" ] || { echo "metrics differ:"; diff <(echo "$want") <(echo "$got"); return 1; }
+	promtool check metrics < "$tf/memscope.prom"
+}
+if command -v prometheus-node-exporter > /dev/null && command -v promtool > /dev/null &&
+	command -v python3 > /dev/null; then
+	t "export --textfile: written atomically, node_exporter scrapes every metric" t_textfile
+else
+	skip "export --textfile with node_exporter" "prometheus-node-exporter, promtool or python3 not installed (make deps)"
+fi
 else
 	skip "export passes promtool check metrics" "promtool not installed (apt-get install prometheus)"
 fi

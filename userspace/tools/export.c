@@ -2,8 +2,11 @@
 /* Copyright (C) 2026 The memscope authors. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "memscope.h"
 #include "nl.h"
@@ -95,18 +98,54 @@ static void metric_part(char *dst, size_t size, const char *src, size_t n)
 	dst[i] = '\0';
 }
 
-static void label_value(FILE *fp, const char *s)
+/* The length of a well-formed UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
 {
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+	    (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/*
+ * A label value: escaped as the text format wants, and UTF-8, which it
+ * requires: a byte that is not (a process may name itself anything) is
+ * U+FFFD, as a terminal shows it.
+ */
+static void label_value(FILE *fp, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
 	fputc('"', fp);
-	for (; *s; s++) {
+	while (*s) {
+		n = utf8_len(s);
 		if (*s == '\\')
 			fputs("\\\\", fp);
 		else if (*s == '"')
 			fputs("\\\"", fp);
 		else if (*s == '\n')
 			fputs("\\n", fp);
+		else if (n)
+			fwrite(s, 1, n, fp);
 		else
-			fputc(*s, fp);
+			fputs("\xef\xbf\xbd", fp);
+		s += n ? n : 1;
 	}
 	fputc('"', fp);
 }
@@ -204,11 +243,228 @@ static void prom_hist(FILE *fp, const char *name, const struct ms_hist *h)
 	fprintf(fp, "memscope_%s_count %llu\n", metric, (unsigned long long)count);
 }
 
-static int export_prometheus(void)
+/* A table's key columns become labels; the others are its values. */
+static bool is_label_col(const char *col)
+{
+	static const char *const labels[] = { "pid", "comm", "file", "cgroup", "shrinker", "cache" };
+	size_t i;
+
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(col, labels[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A value column's metric: memscope_<table>_<col>_total, nanoseconds as
+ * _seconds_total; a median is a gauge, not a counter.
+ */
+static bool value_metric(char *dst, size_t size, const char *table, const char *col,
+			 bool *seconds)
+{
+	bool ns = ends_with(col, "_ns") || !strcmp(col, "ns");
+	bool gauge = !strncmp(col, "median", 6);
+	char t[128], c[128];
+
+	metric_part(t, sizeof(t), table, strlen(table));
+	metric_part(c, sizeof(c), col, ns && strcmp(col, "ns") ? strlen(col) - 3 : strlen(col));
+	if (!strcmp(col, "ns"))
+		snprintf(dst, size, "memscope_%s_seconds_total", t);
+	else
+		snprintf(dst, size, "memscope_%s_%s%s%s", t, c, ns ? "_seconds" : "",
+			 gauge ? "" : "_total");
+	*seconds = ns;
+	return gauge;
+}
+
+static void prom_value(FILE *fp, uint64_t v, bool seconds)
+{
+	if (seconds)
+		fprintf(fp, "%.9f\n", (double)v / 1e9);
+	else
+		fprintf(fp, "%llu\n", (unsigned long long)v);
+}
+
+/* A row's value in column c, 0 if it does not parse. */
+static uint64_t cell_u64(const struct ms_table *t, size_t row, size_t c)
+{
+	uint64_t v;
+
+	return ms_parse_u64(t->cells[row * t->ncols + c], &v) ? v : 0;
+}
+
+static const struct ms_table *sort_table;
+static size_t sort_col;
+
+static int cmp_rows_desc(const void *a, const void *b)
+{
+	uint64_t x = cell_u64(sort_table, *(const size_t *)a, sort_col);
+	uint64_t y = cell_u64(sort_table, *(const size_t *)b, sort_col);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * One table's rows as metrics, the top rows only (by its first value
+ * column): a fleet's series stay bounded however many processes or files
+ * a host has.  Each value column's rows beyond the top are summed in
+ * memscope_<table>_<col>_rest, so totals still add up.
+ */
+static int prom_table(FILE *fp, const char *name, const struct ms_table *t, uint64_t top)
+{
+	char metric[300], rest[300];
+	size_t c, l, k, n, first = t->ncols, *order;
+	bool seconds, gauge;
+	uint64_t sum;
+
+	for (c = 0; c < t->ncols && first == t->ncols; c++)
+		if (!is_label_col(t->cols[c]))
+			first = c;
+	if (first == t->ncols || !t->nrows)
+		return 0;
+	order = calloc(t->nrows, sizeof(*order));
+	if (!order) {
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	for (k = 0; k < t->nrows; k++)
+		order[k] = k;
+	sort_table = t;
+	sort_col = first;
+	qsort(order, t->nrows, sizeof(*order), cmp_rows_desc);
+	n = t->nrows < top ? t->nrows : top;
+	for (c = 0; c < t->ncols; c++) {
+		if (is_label_col(t->cols[c]))
+			continue;
+		gauge = value_metric(metric, sizeof(metric), name, t->cols[c], &seconds);
+		fprintf(fp, "# HELP %s Column \"%s\" of memscope's %s table, its top %llu rows by %s.\n",
+			metric, t->cols[c], name, (unsigned long long)top, t->cols[first]);
+		fprintf(fp, "# TYPE %s %s\n", metric, gauge ? "gauge" : "counter");
+		for (k = 0; k < n; k++) {
+			fprintf(fp, "%s{", metric);
+			for (l = 0; l < first || (l < t->ncols && is_label_col(t->cols[l])); l++) {
+				if (!is_label_col(t->cols[l]))
+					continue;
+				fprintf(fp, "%s%s=", l ? "," : "", t->cols[l]);
+				label_value(fp, t->cells[order[k] * t->ncols + l]);
+			}
+			fputs("} ", fp);
+			prom_value(fp, cell_u64(t, order[k], c), seconds);
+		}
+		if (gauge)
+			continue;
+		for (sum = 0, k = n; k < t->nrows; k++)
+			sum += cell_u64(t, order[k], c);
+		value_metric(rest, sizeof(rest), name, t->cols[c], &seconds);
+		snprintf(metric, sizeof(metric), "%.*s_rest", (int)(strlen(rest) - strlen("_total")), rest);
+		fprintf(fp, "# HELP %s Column \"%s\" of memscope's %s table, summed over the rows beyond the top %llu.\n",
+			metric, t->cols[c], name, (unsigned long long)top);
+		fprintf(fp, "# TYPE %s gauge\n%s ", metric, metric);
+		prom_value(fp, sum, seconds);
+	}
+	free(order);
+	return 0;
+}
+
+/* Every table's top rows, then how many rows each one has. */
+static int prom_tables(FILE *fp, uint64_t top)
+{
+	size_t i, rows[sizeof(tables) / sizeof(tables[0])];
+	bool have[sizeof(tables) / sizeof(tables[0])] = { false };
+	struct ms_table t;
+	size_t rlen;
+	char *raw;
+	int r;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		r = ms_read_optional(tables[i], &raw, &rlen);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
+		r = ms_parse_table(raw, rlen, &t);
+		free(raw);
+		if (r == 0) {
+			have[i] = true;
+			rows[i] = t.nrows;
+			if (prom_table(fp, tables[i], &t, top)) {
+				ms_table_free(&t);
+				return -1;
+			}
+		}
+		ms_table_free(&t);
+	}
+	fputs("# HELP memscope_table_rows Rows in a memscope top-N table.\n"
+	      "# TYPE memscope_table_rows gauge\n", fp);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (have[i])
+			fprintf(fp, "memscope_table_rows{table=\"%s\"} %zu\n", tables[i], rows[i]);
+	return 0;
+}
+
+static int write_stdout(const char *data, size_t len)
+{
+	if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
+		ms_fail("cannot write the metrics to standard output: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --textfile DIR: DIR/memscope.prom, written whole to a temporary name in
+ * the same directory and renamed over it, so node_exporter's textfile
+ * collector never reads half a file (it reads only names ending .prom).
+ */
+static int write_textfile(const char *dir, const char *data, size_t len)
+{
+	char *tmp = NULL, *dst = NULL;
+	int fd = -1, ret = 1;
+
+	if (asprintf(&tmp, "%s/memscope.prom.%d.tmp", dir, (int)getpid()) < 0 ||
+	    asprintf(&dst, "%s/memscope.prom", dir) < 0) {
+		ms_fail("out of memory, free some memory");
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ms_fail("cannot create %s: %s, give --textfile the directory node_exporter's textfile collector reads (--collector.textfile.directory), which must exist and be writable",
+			tmp, strerror(errno));
+		goto out;
+	}
+	if (write(fd, data, len) != (ssize_t)len || fsync(fd)) {
+		ms_fail("cannot write %s: %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	if (close(fd)) {
+		fd = -1;
+		ms_fail("cannot write %s: %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, dst)) {
+		ms_fail("cannot rename %s to %s: %s", tmp, dst, strerror(errno));
+		goto out_unlink;
+	}
+	ret = 0;
+	goto out;
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	unlink(tmp);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(tmp);
+	free(dst);
+	return ret;
+}
+
+static int export_prometheus(uint64_t top, const char *textfile)
 {
 	struct ms_stats st;
 	struct ms_probes pr;
-	struct ms_table t;
 	struct ms_hist h;
 	char metric[256], **names, *data, *file;
 	const char *help;
@@ -292,30 +548,14 @@ static int export_prometheus(void)
 		}
 	}
 
-	fputs("# HELP memscope_table_rows Rows in a memscope top-N table.\n"
-	      "# TYPE memscope_table_rows gauge\n", fp);
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		char *raw;
-		size_t rlen;
-
-		r = ms_read_optional(tables[i], &raw, &rlen);
-		if (r < 0)
-			goto fail;
-		if (r > 0)
-			continue;
-		r = ms_parse_table(raw, rlen, &t);
-		free(raw);
-		if (r == 0)
-			fprintf(fp, "memscope_table_rows{table=\"%s\"} %zu\n", tables[i], t.nrows);
-		ms_table_free(&t);
-	}
+	if (prom_tables(fp, top))
+		goto fail;
 	fclose(fp);
-	fwrite(data, 1, len, stdout);
-	fflush(stdout);
+	r = textfile ? write_textfile(textfile, data, len) : write_stdout(data, len);
 	free(data);
 	ms_stats_free(&st);
 	ms_probes_free(&pr);
-	return 0;
+	return r;
 fail:
 	fclose(fp);
 	free(data);
@@ -381,7 +621,16 @@ fail:
 	return 1;
 }
 
+/* Rows per table by default: a fleet's series stay bounded. */
+#define EXPORT_TOP 20
+
 int cmd_export(const struct ms_opts *o)
 {
-	return o->json ? export_json() : export_prometheus();
+	if (o->json && o->textfile) {
+		ms_fail("--textfile writes Prometheus text, not JSON: drop -j");
+		return 1;
+	}
+	if (o->json)
+		return export_json();
+	return export_prometheus(o->has_top ? o->top : EXPORT_TOP, o->textfile);
 }

@@ -857,6 +857,31 @@ else
 	skip "README's Layout names every file" "not a git checkout"
 fi
 
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL (DKMS matches it with bash's =~)
+# against the release strings of the kernels memscope supports, as each
+# distribution spells them, and of ones it does not.
+t_dkms_kernels() {
+	local re r bad=
+	re=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$ROOT/dkms.conf")
+	[ -n "$re" ] || { echo "no BUILD_EXCLUSIVE_KERNEL in dkms.conf"; return 1; }
+	for r in 3.10.0-1160.el7.x86_64 3.10.0-1160.119.1.el7.x86_64 3.10.0-957.27.2.el7.x86_64 \
+		4.18.0-553.el8_10.x86_64 4.18.0-553.66.1.el8_10.x86_64 4.18.0-147.5.1.el8_1.x86_64 \
+		5.14.0-570.12.1.el9_6.x86_64 5.14.0-70.30.1.el9_0.x86_64 \
+		4.14.355-275.570.amzn2.x86_64 5.10.236-227.928.amzn2.x86_64 6.1.132-147.221.amzn2023.x86_64 \
+		4.12.14-122.231-default 5.14.21-150500.55.100-default 6.4.0-150600.23.42-default \
+		4.4.0-210-generic 4.15.0-213-generic 5.4.0-216-generic 5.15.0-140-generic 6.8.0-60-generic \
+		4.9.0-19-amd64 4.19.0-27-amd64 5.10.0-32-amd64 6.1.0-56-amd64 6.12.117+deb12-amd64 \
+		6.12.117+deb12-rt-amd64 4.4.178-memscope-old 10.0.0; do
+		[[ $r =~ $re ]] || bad="$bad $r"
+	done
+	[ -z "$bad" ] || { echo "BUILD_EXCLUSIVE_KERNEL refuses:$bad"; return 1; }
+	for r in 2.6.32-754.35.1.el6.x86_64 3.10.108 3.16.0-11-amd64 4.3.6 3.10.0-1160.el6.x86_64; do
+		[[ $r =~ $re ]] && bad="$bad $r"
+	done
+	[ -z "$bad" ] || { echo "BUILD_EXCLUSIVE_KERNEL accepts:$bad"; return 1; }
+}
+t "dkms.conf accepts RHEL, Amazon Linux, SLES, Ubuntu and Debian releases, and refuses older ones" t_dkms_kernels
+
 # ----------------------------------------------------------- module sources
 # Kernel differences live in module/compat/ (its README): a tool file that
 # grows an #if for one is a compat wrapper in the wrong place.

@@ -249,3 +249,26 @@ bool ms_keyed_cgroup_match(const struct ms_krow *r, const struct ms_opts *o)
 		return r->key[0] == '/';
 	return !strncmp(r->key, o->cgroup, n) && (r->key[n] == '\0' || r->key[n] == '/');
 }
+
+/* One table as a heap snapshot, for the interval loop; NULL has been said. */
+struct ms_keyed *ms_keyed_snapshot(const char *file, const char *keycol, const char *labelcol,
+				   const char *const *cols, int ncols)
+{
+	struct ms_keyed *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	if (ms_keyed_load(file, keycol, labelcol, cols, ncols, k)) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void ms_keyed_snapshot_free(void *p)
+{
+	ms_keyed_free(p);
+	free(p);
+}

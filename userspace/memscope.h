@@ -185,6 +185,10 @@ struct ms_keyed {
 };
 int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 		  const char *const *valcols, int nvals, struct ms_keyed *k);
+/* ms_keyed_load() into a heap snapshot (ms_run_interval's), and its free. */
+struct ms_keyed *ms_keyed_snapshot(const char *file, const char *keycol, const char *labelcol,
+				   const char *const *cols, int ncols);
+void ms_keyed_snapshot_free(void *p);
 /* now - prev per key (prev may be NULL), zero rows dropped, sorted by v[sortcol] */
 int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,
 		   int sortcol, struct ms_keyed *out);

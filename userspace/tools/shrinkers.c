@@ -14,27 +14,12 @@ struct shrinkers_ctx {
 	const struct ms_opts *o;
 };
 
-static void keyed_snap_free(void *p)
-{
-	ms_keyed_free(p);
-	free(p);
-}
-
 static void *shrinkers_snapshot(void *p)
 {
 	static const char *const cols[] = { "count", "ns", "freed" };
-	struct ms_keyed *k = calloc(1, sizeof(*k));
 
 	(void)p;
-	if (!k) {
-		ms_fail("out of memory, free some memory");
-		return NULL;
-	}
-	if (ms_keyed_load("shrinkers", "shrinker", NULL, cols, 3, k)) {
-		free(k);
-		return NULL;
-	}
-	return k;
+	return ms_keyed_snapshot("shrinkers", "shrinker", NULL, cols, 3);
 }
 
 static int shrinkers_report(void *p, const void *pv, const void *nv, double dt)
@@ -79,7 +64,7 @@ static int shrinkers_report(void *p, const void *pv, const void *nv, double dt)
 
 static const struct ms_interval_ops shrinkers_ops = {
 	.snapshot = shrinkers_snapshot,
-	.free_snap = keyed_snap_free,
+	.free_snap = ms_keyed_snapshot_free,
 	.report = shrinkers_report,
 };
 

@@ -12,27 +12,12 @@
 #include "memscope.h"
 #include "parse.h"
 
-static void slab_free(void *p)
-{
-	ms_keyed_free(p);
-	free(p);
-}
-
 static void *slab_snapshot(void *ctx)
 {
 	static const char *const cols[] = { "allocs", "frees", "bytes" };
-	struct ms_keyed *k = calloc(1, sizeof(*k));
 
 	(void)ctx;
-	if (!k) {
-		ms_fail("out of memory, free some memory");
-		return NULL;
-	}
-	if (ms_keyed_load("slab", "cache", NULL, cols, 3, k)) {
-		free(k);
-		return NULL;
-	}
-	return k;
+	return ms_keyed_snapshot("slab", "cache", NULL, cols, 3);
 }
 
 static int slab_report(void *ctx, const void *pv, const void *nv, double dt)
@@ -95,7 +80,7 @@ static int slab_report(void *ctx, const void *pv, const void *nv, double dt)
 
 static const struct ms_interval_ops slab_ops = {
 	.snapshot = slab_snapshot,
-	.free_snap = slab_free,
+	.free_snap = ms_keyed_snapshot_free,
 	.report = slab_report,
 };
 

@@ -121,22 +121,13 @@ static const struct file_operations ms_fops = {
 	.release = ms_release,
 };
 
-void ms_reset_all(void)
-{
-	ms_stats_reset();
-	ms_hist_reset();
-	ms_tables_reset();
-	ms_events_reset();
-	ms_leak_clear();
-}
-
 #define MS_CONTROL_MAX 64
 
 static ssize_t ms_control_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
-	char buf[MS_CONTROL_MAX], *cmd, *arg;
-	int err = 0;
+	char buf[MS_CONTROL_MAX];
+	int err;
 
 	if (count == 0 || count >= sizeof(buf))
 		return -EINVAL;
@@ -146,23 +137,7 @@ static ssize_t ms_control_write(struct file *file, const char __user *ubuf,
 	/* "reset\0junk" is not "reset": a NUL would hide the rest. */
 	if (strlen(buf) != count)
 		return -EINVAL;
-	cmd = strim(buf);
-	arg = strchr(cmd, ' ');
-	if (arg) {
-		*arg++ = '\0';
-		arg = skip_spaces(arg);
-		if (!*arg || strchr(arg, ' ') || strchr(arg, '\t'))
-			return -EINVAL;
-	}
-
-	if (!strcmp(cmd, "reset") && !arg)
-		ms_reset_all();
-	else if (!strcmp(cmd, "enable") && arg)
-		err = ms_probe_set(arg, true);
-	else if (!strcmp(cmd, "disable") && arg)
-		err = ms_probe_set(arg, false);
-	else
-		return -EINVAL;
+	err = ms_control(buf);
 	return err ?: count;
 }
 

@@ -594,7 +594,11 @@ int ms_ustacks_init(void);
 int ms_fs_init(void);
 void ms_fs_exit(void);
 int ms_file_show(struct seq_file *m, const char *name);
+
+/* control.c: reset, enable NAME, disable NAME */
 void ms_reset_all(void);
+int ms_control(char *line);
+
 size_t ms_footprint(void);
 void ms_seq_escape(struct seq_file *m, const char *s);
 size_t ms_escape(char *dst, size_t len, const char *src);

@@ -11,6 +11,15 @@
  * Each open of `events` has its own cursor, so two readers both see every
  * event.  A reader that falls more than a ring behind is told how many
  * events it lost with an in-stream "lost count=N" line.
+ *
+ * Except OOM kills: the rarest events, and the ones that matter most,
+ * must not be lost behind a flood of reclaims that share the stream.  Each
+ * event in the stream carries the number of the next OOM kill (oom_seq),
+ * and each reader the number of the next kill it has to see.  A reader
+ * behind that number has lost kills from the stream; it gets them, before
+ * the event that told, from the `oom` ring (oom_ring_size, its own size),
+ * which only kills fill.  Only a reader more than oom_ring_size kills
+ * behind loses a kill, and that is counted in events_oom_lost.
  */
 #include <linux/fs.h>
 #include <linux/irq_work.h>
@@ -29,13 +38,12 @@
 
 #include "memscope.h"
 
-#define MS_OOM_RING 64
-
 struct ms_ring {
 	raw_spinlock_t lock;
 	u64 head;			/* sequence number of the next event */
 	u64 start;			/* the first event since the last reset */
 	unsigned int size;
+	u32 oom_next;			/* the stream: the next OOM kill's oom_seq */
 	struct ms_event *ev;
 };
 
@@ -65,8 +73,25 @@ static struct ms_event *ms_ring_slot(struct ms_ring *r, u64 seq)
 	return &r->ev[i];
 }
 
-static void ms_ring_push(struct ms_ring *r, const struct ms_event *ev)
+/* Into the event's own ring; its number there, an OOM kill's oom_seq. */
+static u32 ms_ring_push(struct ms_ring *r, const struct ms_event *ev)
 {
+	unsigned long flags;
+	struct ms_event *slot;
+	u32 seq;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	slot = ms_ring_slot(r, r->head);
+	*slot = *ev;
+	slot->seq = r->head++;
+	slot->oom_seq = seq = (u32)slot->seq;
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	return seq;
+}
+
+static void ms_stream_push(const struct ms_event *ev, u32 oom_seq)
+{
+	struct ms_ring *r = &ms_stream;
 	unsigned long flags;
 	struct ms_event *slot;
 
@@ -74,15 +99,25 @@ static void ms_ring_push(struct ms_ring *r, const struct ms_event *ev)
 	slot = ms_ring_slot(r, r->head);
 	*slot = *ev;
 	slot->seq = r->head++;
+	if (ev->type == MS_EV_OOM) {
+		slot->oom_seq = oom_seq;
+		/* Kills come one at a time (oom_lock): in their order. */
+		if ((s32)(oom_seq + 1 - r->oom_next) > 0)
+			r->oom_next = oom_seq + 1;
+	} else {
+		slot->oom_seq = r->oom_next;
+	}
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 }
 
 void ms_event_emit(const struct ms_event *ev)
 {
+	u32 seq;
+
 	if (WARN_ON_ONCE(ev->type >= MS_NR_EVENT_TYPES))
 		return;
-	ms_ring_push(&ms_rings[ev->type], ev);
-	ms_ring_push(&ms_stream, ev);
+	seq = ms_ring_push(&ms_rings[ev->type], ev);
+	ms_stream_push(ev, seq);
 	irq_work_queue(&ms_wake_work);
 }
 
@@ -92,6 +127,7 @@ static int ms_ring_alloc(struct ms_ring *r, unsigned int size)
 	r->head = 0;
 	r->start = 0;
 	r->size = size;
+	r->oom_next = 0;
 	r->ev = vzalloc(array_size(size, sizeof(*r->ev)));
 	return r->ev ? 0 : -ENOMEM;
 }
@@ -102,7 +138,7 @@ int ms_events_init(void)
 	int err;
 
 	init_irq_work(&ms_wake_work, ms_events_wake);
-	err = ms_ring_alloc(&ms_rings[MS_EV_OOM], MS_OOM_RING) ?:
+	err = ms_ring_alloc(&ms_rings[MS_EV_OOM], ms_oom_ring_size) ?:
 	      ms_ring_alloc(&ms_rings[MS_EV_DIRECT_RECLAIM], n) ?:
 	      ms_ring_alloc(&ms_rings[MS_EV_COMPACTION], n) ?:
 	      ms_ring_alloc(&ms_rings[MS_EV_MMAP], n) ?:
@@ -142,7 +178,7 @@ void ms_events_shutdown(void)
 
 size_t ms_events_bytes(void)
 {
-	return (MS_OOM_RING + 5 * max(ms_ring_size, 16U)) * sizeof(struct ms_event);
+	return (ms_oom_ring_size + 5 * max(ms_ring_size, 16U)) * sizeof(struct ms_event);
 }
 
 void ms_events_reset(void)
@@ -197,7 +233,7 @@ void ms_seq_escape(struct seq_file *m, const char *s)
  * buffer per field would take about 1 KiB of stack, over the kernel's
  * frame warning on Ubuntu's configuration.
  */
-static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e)
+static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e, u32 seq)
 {
 	gfp_t gfp_mask = (__force gfp_t)e->gfp_mask;
 	unsigned long a[3];
@@ -232,7 +268,8 @@ static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e)
 	/* The names the kernel's own OOM report prints, in its own words. */
 	i = scnprintf(b + n, len - n, "%pGg", &gfp_mask);
 	n += i ?: scnprintf(b + n, len - n, "none");
-	n += scnprintf(b + n, len - n, "\n");
+	/* The kill's number, the same in the ring and in the stream. */
+	n += scnprintf(b + n, len - n, " seq=%u\n", seq);
 	return n;
 }
 
@@ -402,7 +439,7 @@ static int ms_format(char *b, size_t len, const struct ms_event *ev)
 {
 	switch (ev->type) {
 	case MS_EV_OOM:
-		return ms_format_oom(b, len, &ev->oom);
+		return ms_format_oom(b, len, &ev->oom, ev->oom_seq);
 	case MS_EV_DIRECT_RECLAIM:
 		return ms_format_reclaim(b, len, &ev->reclaim);
 	case MS_EV_COMPACTION:
@@ -477,7 +514,7 @@ int ms_ring_show(struct seq_file *m, enum ms_event_type type)
  */
 struct ms_reader {
 	struct mutex lock;
-	u64 cursor;
+	struct ms_stream_cursor cursor;
 	size_t len, off;
 	char buf[MS_LINE_MAX + 32];
 };
@@ -490,7 +527,7 @@ static int ms_events_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&rd->lock);
 	/* Like trace_pipe: a new reader starts with what happens next. */
-	rd->cursor = ms_stream_head();
+	ms_stream_start(&rd->cursor);
 	file->private_data = rd;
 	return nonseekable_open(inode, file);
 }
@@ -506,45 +543,95 @@ static int ms_events_release(struct inode *inode, struct file *file)
 
 static bool ms_events_pending(struct ms_reader *rd)
 {
-	return READ_ONCE(ms_stream.head) != READ_ONCE(rd->cursor) ||
+	return READ_ONCE(ms_stream.head) != READ_ONCE(rd->cursor.seq) ||
 	       READ_ONCE(ms_events_closing);
 }
 
 /*
- * The stream's next event after *cursor, and the events a ring overwrote
+ * The oldest kill from c->oom_seq up to @next that the oom ring still
+ * holds, into *ev; false when there is none.  Kills it no longer holds are
+ * lost for good: they stay in c->lost, and in events_oom_lost.
+ */
+static bool ms_oom_recover(struct ms_stream_cursor *c, u32 next, struct ms_event *ev)
+{
+	struct ms_ring *r = &ms_rings[MS_EV_OOM];
+	unsigned long flags;
+	u32 back, gone;
+	bool found = false;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	back = (u32)r->head - c->oom_seq;	/* how far back the kill is */
+	if (back > r->size) {
+		gone = min(back - r->size, next - c->oom_seq);
+		c->oom_seq += gone;
+		ms_stat_add(MS_events_oom_lost, gone);
+		back -= gone;
+	}
+	if (c->oom_seq != next && back) {
+		*ev = *ms_ring_slot(r, r->head - back);
+		c->oom_seq++;
+		found = true;
+	}
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	return found;
+}
+
+/*
+ * The stream's next event after c->seq, and the events a ring overwrote
  * before they were read (*lost); false when there is none.  Each reader
  * of the stream keeps a cursor: an open `events` file, the netlink sender.
+ * OOM kills the stream overwrote come first, from the oom ring, in their
+ * place: before the first event that came after them.
  */
-bool ms_stream_next(u64 *cursor, struct ms_event *ev, u64 *lost)
+bool ms_stream_next(struct ms_stream_cursor *c, struct ms_event *ev, u64 *lost)
 {
+	struct ms_ring *r = &ms_stream;
 	unsigned long flags;
+	u32 next;
 
 	*lost = 0;
-	raw_spin_lock_irqsave(&ms_stream.lock, flags);
-	if (*cursor == ms_stream.head) {
-		raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+	c->recovered = false;
+	raw_spin_lock_irqsave(&r->lock, flags);
+	if (c->seq == r->head) {
+		raw_spin_unlock_irqrestore(&r->lock, flags);
 		return false;
 	}
-	if (ms_stream.head - *cursor > ms_stream.size) {
-		*lost = ms_stream.head - *cursor - ms_stream.size;
-		*cursor = ms_stream.head - ms_stream.size;
+	if (r->head - c->seq > r->size) {
+		c->lost += r->head - c->seq - r->size;
+		c->seq = r->head - r->size;
 	}
-	*ev = *ms_ring_slot(&ms_stream, *cursor);
-	(*cursor)++;
-	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
+	*ev = *ms_ring_slot(r, c->seq);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+
+	/* Kills before this event that this reader has not seen: lost. */
+	next = ev->oom_seq;
+	if ((s32)(next - c->oom_seq) > 0 && ms_oom_recover(c, next, ev)) {
+		if (c->lost)
+			c->lost--;
+		ms_stat_inc(MS_events_oom_recovered);
+		c->recovered = true;
+		return true;
+	}
+	/* Nothing (else) to recover: this event, and what was lost before it. */
+	c->seq++;
+	if (ev->type == MS_EV_OOM)
+		c->oom_seq = ev->oom_seq + 1;
+	*lost = c->lost;
+	c->lost = 0;
 	return true;
 }
 
 /* Where a new reader of the stream starts: with what happens next. */
-u64 ms_stream_head(void)
+void ms_stream_start(struct ms_stream_cursor *c)
 {
 	unsigned long flags;
-	u64 head;
 
 	raw_spin_lock_irqsave(&ms_stream.lock, flags);
-	head = ms_stream.head;
+	c->seq = ms_stream.head;
+	c->oom_seq = ms_stream.oom_next;
+	c->recovered = false;
+	c->lost = 0;
 	raw_spin_unlock_irqrestore(&ms_stream.lock, flags);
-	return head;
 }
 
 /* Format the next event into rd->buf; false when there is none. */

@@ -15,7 +15,8 @@
  * builds the messages and multicasts them.  What it could not send (the
  * ring overwritten first, no memory, the full socket of a listener that
  * set NETLINK_BROADCAST_ERROR: netlink tells no one else's) is counted in
- * netlink_dropped; no listener at all is no loss.
+ * netlink_dropped; no listener at all is no loss.  OOM kills overwritten in
+ * the stream come from the oom ring, as for any reader (events.c).
  *
  * memleak keeps no events: its group gets a report, the top sites of one
  * snapshot, every memleak_report_ms, from a delayed work of its own.
@@ -616,7 +617,7 @@ static struct genl_family ms_genl_family = {
 
 static bool ms_genl_registered;
 static bool ms_genl_live;		/* the sender may run */
-static u64 ms_genl_cursor;		/* the sender's place in the stream */
+static struct ms_stream_cursor ms_genl_cursor;	/* the sender's place in the stream */
 
 static int ms_genl_event_group(const struct ms_event *ev)
 {
@@ -702,7 +703,11 @@ static bool ms_genl_send_event(const struct ms_event *ev, int group, char *line)
 	if (!skb)
 		return false;
 	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, ms_genl_event_cmd[ev->type]);
-	if (!hdr || ms_nla_put_u64(skb, MEMSCOPE_A_SEQ, ev->seq, MEMSCOPE_A_PAD))
+	if (!hdr)
+		goto fail;
+	/* A kill from the oom ring has no place in the stream: no SEQ. */
+	if (!ms_genl_cursor.recovered &&
+	    ms_nla_put_u64(skb, MEMSCOPE_A_SEQ, ev->seq, MEMSCOPE_A_PAD))
 		goto fail;
 	ms_event_line(line, MS_GENL_LINE_MAX, ev);
 	n = strlen(line);
@@ -895,7 +900,7 @@ int ms_genl_init(void)
 		return err;
 	}
 	ms_genl_registered = true;
-	ms_genl_cursor = ms_stream_head();
+	ms_stream_start(&ms_genl_cursor);
 	if (!ms_genl_family.n_mcgrps)
 		pr_info("memscope: this kernel cannot keep netlink groups to CAP_SYS_ADMIN: no event groups\n");
 	spin_lock(&ms_genl_leak_lock);

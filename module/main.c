@@ -19,13 +19,21 @@ MODULE_PARM_DESC(ustack_depth, "Frames kept per user stack, in faults_by_stack a
 
 unsigned int ms_ring_size = 256;
 module_param_named(ring_size, ms_ring_size, uint, 0400);
-MODULE_PARM_DESC(ring_size, "Events kept per event ring and in the events stream (16..65536)");
+MODULE_PARM_DESC(ring_size, "Events kept in the events stream and in each event ring but oom (16..65536)");
+
+/*
+ * OOM kills have a ring of their own size: a reader of the events stream
+ * that lost kills behind other events gets them from it (events.c).
+ */
+unsigned int ms_oom_ring_size = 64;
+module_param_named(oom_ring_size, ms_oom_ring_size, uint, 0400);
+MODULE_PARM_DESC(oom_ring_size, "OOM kills kept in the oom ring, and recoverable by a reader of the events stream that fell behind (16..65536)");
 
 /*
  * Everything memscope allocates is fixed at load: this is the whole
  * footprint, reported in `version` (the README gives it in numbers):
  *   10 tables * table_size * sizeof(struct ms_row)
- * + (64 + 5 * ring_size) * sizeof(struct ms_event)
+ * + (oom_ring_size + 5 * ring_size) * sizeof(struct ms_event)
  * + cpus * the module's per-CPU section (stats, histograms, probe hits)
  * + kretprobe instances (maxactive * (instance + data))
  * + begin/end pairing slots (pair.c, fixed)
@@ -66,6 +74,7 @@ static int __init memscope_init(void)
 
 	ms_table_size = clamp(ms_table_size, 16U, 65536U);
 	ms_ring_size = clamp(ms_ring_size, 16U, 65536U);
+	ms_oom_ring_size = clamp(ms_oom_ring_size, 16U, 65536U);
 
 	/* Parameters first: a bad one fails the load before anything is set up. */
 	if (ms_ustack_depth < 1 || ms_ustack_depth > MS_USTACK_MAX_DEPTH) {

@@ -22,6 +22,7 @@ extern unsigned int ms_table_size;
 extern unsigned int ms_ustack_depth;
 #define MS_USTACK_MAX_DEPTH 127
 extern unsigned int ms_ring_size;
+extern unsigned int ms_oom_ring_size;
 
 /*
  * The file format's version, the `format` line of `version`.  Bumped when a
@@ -49,7 +50,8 @@ extern unsigned int ms_ring_size;
 	X(faults_unclassified) X(table_reused) X(reset_count)		\
 	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
 	X(memleak_dropped) X(swapouts) X(swapins_untimed) X(swap_unread) \
-	X(swap_residency_dropped) X(netlink_dropped) X(allocstall)
+	X(swap_residency_dropped) X(netlink_dropped)			\
+	X(events_oom_recovered) X(events_oom_lost) X(allocstall)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -503,9 +505,17 @@ struct ms_shm_event {
 	long id;			/* shmget's result; -1 otherwise */
 };
 
+/*
+ * oom_seq numbers the OOM kills: a kill's own number, and on any other
+ * event in the stream the number the next kill will get.  A reader of the
+ * stream that finds it behind has lost kills, which the oom ring still
+ * holds (events.c).  32 bits fill the padding after type; numbers are
+ * compared modulo 2^32, and 2^32 kills would take years.
+ */
 struct ms_event {
 	u64 seq;
 	enum ms_event_type type;
+	u32 oom_seq;
 	union {
 		struct ms_oom_event oom;
 		struct ms_reclaim_event reclaim;
@@ -516,8 +526,15 @@ struct ms_event {
 };
 
 void ms_event_emit(const struct ms_event *ev);
-bool ms_stream_next(u64 *cursor, struct ms_event *ev, u64 *lost);
-u64 ms_stream_head(void);
+/* A reader's place in the stream, and the next OOM kill it has to see. */
+struct ms_stream_cursor {
+	u64 seq;
+	u32 oom_seq;
+	bool recovered;		/* the last event came from the oom ring */
+	u64 lost;		/* skipped, not yet told */
+};
+bool ms_stream_next(struct ms_stream_cursor *c, struct ms_event *ev, u64 *lost);
+void ms_stream_start(struct ms_stream_cursor *c);
 void ms_events_sync(void);
 const char *ms_compaction_status_name(int status);
 const char *ms_compaction_status_str(int status, char num[12]);

@@ -171,9 +171,12 @@ int ms_stream_next(struct ms_stream *s, char **line, size_t *len)
 
 /*
  * Follow the events stream and hand each line of the given type to fn.
- * Other types are skipped; "lost count=N" becomes a warning.
+ * Other types are skipped; "lost count=N" becomes a warning.  A live
+ * stream calls recover, if given, once it is open and after each loss:
+ * the tool can then look for what it missed where the module keeps it.
  */
-int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
+int ms_follow_events_recover(const char *type, ms_event_fn fn, ms_recover_fn recover,
+			     void *ctx)
 {
 	struct ms_missed m0, m1;
 	struct ms_stream *s;
@@ -182,13 +185,17 @@ int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
 	uint64_t lost;
 	char *line;
 	size_t len;
-	int r, ret = 0;
+	int r = 0, ret = 0;
 
 	s = ms_stream_open("events");
 	if (!s)
 		return -1;
 	ms_missed_snapshot(&m0);
-	while ((r = ms_stream_next(s, &line, &len)) > 0) {
+	if (!s->nl && !s->live)
+		recover = NULL;		/* a recording: nothing to look in */
+	if (recover)
+		ret = recover(ctx);
+	while (!ret && (r = ms_stream_next(s, &line, &len)) > 0) {
 		if (len == 0)
 			continue;
 		if (ms_parse_record(line, len, true, &rec)) {
@@ -202,12 +209,12 @@ int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
 					   (unsigned long long)lost);
 			else
 				print_warn("events lost (reader too slow), how many is unknown");
+			if (recover)
+				ret = recover(ctx);
 		} else if (!strcmp(rec.type, type)) {
 			ret = fn(ctx, &rec);
 		}
 		ms_record_free(&rec);
-		if (ret)
-			break;
 	}
 	ms_stream_close(s);
 	if (r < 0)
@@ -216,4 +223,9 @@ int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
 	ms_missed_snapshot(&m1);
 	ms_missed_warn(&m0, &m1, "while tracing");
 	return ret;
+}
+
+int ms_follow_events(const char *type, ms_event_fn fn, void *ctx)
+{
+	return ms_follow_events_recover(type, fn, NULL, ctx);
 }

@@ -247,5 +247,8 @@ int ms_stream_next(struct ms_stream *s, char **line, size_t *len);
 void ms_stream_close(struct ms_stream *s);
 typedef int (*ms_event_fn)(void *ctx, const struct ms_record *r);
 int ms_follow_events(const char *type, ms_event_fn fn, void *ctx);
+typedef int (*ms_recover_fn)(void *ctx);
+int ms_follow_events_recover(const char *type, ms_event_fn fn, ms_recover_fn recover,
+			     void *ctx);
 
 #endif /* MEMSCOPE_H */

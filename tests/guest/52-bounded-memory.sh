@@ -26,7 +26,7 @@ MANY=/tmp/bounded-files
 # The README's formula, as the README writes it ("560 T + ... + 99552"),
 # over T, R, C (possible CPUs), P (the .ko's .data..percpu size), H
 # (1 when the fault hook is an fprobe), L (memleak's table slots), D
-# (frames per user stack) and S (swap residency entries).
+# (frames per user stack), S (swap residency entries) and O (oom_ring_size).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
 diag "README: memory_bytes = $formula"
@@ -39,7 +39,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v K="$K" \
+	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v K="$K" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -68,10 +68,12 @@ vmalloc_pages() {
 pow2() { p=1; while [ $p -lt "$1" ]; do p=$((p * 2)); done; echo $p; }
 diag "possible cpus $CPUS, per-CPU section $PCPU bytes"
 
-for tr in "1024 256 32768 32 16384" "16 16 4096 1 1024" "3000 1000 5000 127 3000"; do
-	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE USTACK_DEPTH SWAP_RESIDENCY_SIZE"
+for tr in "1024 256 32768 32 16384 64" "16 16 4096 1 1024 16" "3000 1000 5000 127 3000 1000"; do
+	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE USTACK_DEPTH SWAP_RESIDENCY_SIZE OOM_RING_SIZE"
 	set -- $tr
-	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4" swap_residency_size="$5"
+	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4" swap_residency_size="$5" oom_ring_size="$6"
+	OR=$6
+	expect_eq "version: oom_ring_size" "$(sed -n 's/^oom_ring_size //p' $D/version)" "$OR"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
 	K=$(sed -n 's/^kretprobe_instance_bytes //p' $D/version)
 	L=$(pow2 "$3") UD=$4 SW=$(pow2 "$5")
@@ -86,7 +88,7 @@ for tr in "1024 256 32768 32 16384" "16 16 4096 1 1024" "3000 1000 5000 127 3000
 	expect_eq "version line 2 (table_size=$1 ring_size=$2)" "$3 $5 $6 $7 $8 $9 ${10}" \
 		"memory_bytes cpus $CPUS table_size $t ring_size $2"
 	expect_eq "memory_bytes (table_size=$1 ring_size=$2)" "$4" "$(footprint "$t" "$2")"
-	rows=$(pages $((104 * t))) oom=$(pages $((EV * 64))) ring=$(pages $((EV * $2)))
+	rows=$(pages $((104 * t))) oom=$(pages $((EV * OR))) ring=$(pages $((EV * $2)))
 	cnt=0
 	for nc in 2 2 1 1 3 2 1 3 1 1 2; do	# each table's columns, one array per CPU
 		cnt=$((cnt + CPUS * $(pages $((nc * 8 * t)))))

@@ -104,12 +104,83 @@ void ms_print_oom(const struct ms_record *r)
 			print_num_str(PRINT_JSON, r->f[i].key, NULL, r->f[i].val);
 }
 
-static int oom_event(void *ctx, const struct ms_record *r)
+/*
+ * Each kill once.  The module numbers kills (seq=, the same in the oom
+ * ring and the stream) and gives a reader of the stream the kills it lost
+ * behind other events; a kill the stream could still lose on the way (a
+ * netlink socket that overran, the moment between reading the ring and
+ * opening the stream) is looked for in the oom ring after every loss.
+ */
+struct oom_follow {
+	bool have_last;		/* a kill at or before last was printed or seen */
+	uint32_t last;		/* the module's seq is 32 bits, compared so */
+};
+
+static void print_kill(const struct ms_record *r)
 {
-	(void)ctx;
 	print_begin_record();
 	ms_print_oom(r);
 	print_end_record();
+}
+
+/* True if r is a kill not printed yet, and from now on the last one. */
+static bool oom_is_new(struct oom_follow *f, const struct ms_record *r)
+{
+	uint64_t seq;
+
+	if (!ms_rec_u64(r, "seq", &seq))
+		return true;		/* a module without numbers: as it comes */
+	if (f->have_last && (int32_t)((uint32_t)seq - f->last) <= 0)
+		return false;
+	f->have_last = true;
+	f->last = (uint32_t)seq;
+	return true;
+}
+
+static int oom_event(void *ctx, const struct ms_record *r)
+{
+	if (oom_is_new(ctx, r))
+		print_kill(r);
+	fflush(stdout);
+	return 0;
+}
+
+/* Kills in the oom ring after the last one printed, in their order. */
+static int oom_recover(void *ctx)
+{
+	struct oom_follow *f = ctx;
+	struct ms_ring ring;
+	uint64_t seq;
+	size_t i;
+
+	if (ms_load_ring("oom", &ring, false))
+		return 1;
+	for (i = 0; i < ring.n; i++)
+		if (ms_rec_u64(&ring.v[i], "seq", &seq) && oom_is_new(f, &ring.v[i]))
+			print_kill(&ring.v[i]);
+	ms_ring_free(&ring);
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * Where following starts: after the last kill the ring holds now.  No
+ * ring (a recording without one) is no kill.
+ */
+static int oom_baseline(struct oom_follow *f)
+{
+	struct ms_ring ring;
+	uint64_t seq;
+	size_t i;
+	int ret;
+
+	ret = ms_load_ring("oom", &ring, true);
+	if (ret)
+		return ret < 0;
+	for (i = 0; i < ring.n; i++)
+		if (ms_rec_u64(&ring.v[i], "seq", &seq))
+			oom_is_new(f, &ring.v[i]);
+	ms_ring_free(&ring);
 	return 0;
 }
 
@@ -121,11 +192,8 @@ static int oom_last(void)
 	if (ms_load_ring("oom", &ring, false))
 		return 1;
 	/* one JSON line per kill, the same shape as the live stream */
-	for (i = 0; i < ring.n; i++) {
-		print_begin_record();
-		ms_print_oom(&ring.v[i]);
-		print_end_record();
-	}
+	for (i = 0; i < ring.n; i++)
+		print_kill(&ring.v[i]);
 	if (!ring.n && !print_is_json())
 		printf("No OOM kills recorded since the module was loaded.\n");
 	ms_ring_free(&ring);
@@ -134,11 +202,15 @@ static int oom_last(void)
 
 int cmd_oomkill(const struct ms_opts *o)
 {
+	struct oom_follow f = { 0 };
+
 	if (ms_check_probes("oomkill", oom_probes))
 		return 1;
 	if (o->last)
 		return oom_last();
+	if (oom_baseline(&f))
+		return 1;
 	print_fp("Tracing OOM kills... Ctrl-C to stop.\n");
 	fflush(stdout);
-	return ms_follow_events("oom", oom_event, NULL) ? 1 : 0;
+	return ms_follow_events_recover("oom", oom_event, oom_recover, &f) ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Bounded memory.  The footprint that `version` prints must equal the
-# README's formula (read from README.md), computed here from the possible
+# formula in docs/testing.md (Memory bounded), computed here from the possible
 # CPUs, the table_size and ring_size parameters and the per-CPU section of
 # the .ko (what the module loader reserves per CPU), and the kernel's own
 # /proc/vmallocinfo must show exactly the pages the tables and rings need.
@@ -23,13 +23,13 @@ NFILES=${TEST_BOUNDED_FILES:-2000}
 T=256			# table_size for the flood: filled many times over
 MANY=/tmp/bounded-files
 
-# The README's formula, as the README writes it ("560 T + ... + 99552"),
+# The formula, as docs/testing.md writes it ("560 T + ... + 99552"),
 # over T, R, C (possible CPUs), P (the .ko's .data..percpu size), H
 # (1 when the fault hook is an fprobe), L (memleak's table slots), D
 # (frames per user stack), S (swap residency entries) and O (oom_ring_size).
-formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/README.md")
-[ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in README.md"
-diag "README: memory_bytes = $formula"
+formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/docs/testing.md")
+[ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in docs/testing.md"
+diag "docs/testing.md: memory_bytes = $formula"
 expr=$(echo "$formula" | sed -E ':a; s/([0-9A-Z]) ([A-Z])/\1*\2/; ta; s/([0-9A-Z)]) max/\1*max/g')
 PCPU=$(printf '%d' "0x$(readelf -SW "$KO" | sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')") ||
 	fail "no .data..percpu section in $KO"
@@ -37,7 +37,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 	c += n == 2 ? a[2] - a[1] + 1 : 1 } } END { print c }' /sys/devices/system/cpu/possible)
 # Its R term is five rings of events: the size of one event.
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
-[ "$EV" -gt 0 ] || fail "no 'N R' term in the README's formula"
+[ "$EV" -gt 0 ] || fail "no 'N R' term in the formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
 	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v K="$K" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"

@@ -708,7 +708,7 @@ t_pmap_errors() {
 t "pmap: no -p, no process, a bad or unmapped --map address: clear errors" t_pmap_errors
 t_pmap_self() {
 	[ -r /proc/self/pagemap ] || { echo "no /proc/self/pagemap"; return 1; }
-	ms pmap -p $$; rc_is 0 && has_re "^ *Address Perm +Offset +Size +Rss +Swap +Dirty +Anon +File +THP +KSM +Zero Mapping$" &&
+	ms pmap -p $$; rc_is 0 && has_re "^ *Address Perm +Offset +Size +Rss +Pss +Swap +Dirty +Anon +File +THP +KSM +Zero Mapping$" &&
 		has "[stack]" &&
 		{ ms -j pmap -p $$; rc_is 0; } && python3 -c '
 import json, sys

@@ -15,7 +15,9 @@
 # msleak unloads and frees the rest, none is left.  The probes are off at
 # load and the CLI says how to turn them on; frees of what was allocated
 # before that count in memleak_unknown_frees and leave no row; disable
-# detaches them all.  With memleak_sample=8, 4,000 kmallocs show as about
+# detaches them all.  10 kmalloc(100) show as 1,000 bytes, the bytes
+# requested of the kernel's kmem:kmalloc events, and the CLI's header says
+# so (BCC's memleak counts bytes_alloc, 1,280).  With memleak_sample=8, 4,000 kmallocs show as about
 # 500 (a binomial draw: within 5 standard deviations, 395..605), at 256
 # bytes each, and the CLI says it samples.  Where the kernel has kmemleak
 # (make check-debug), 20 kmalloc(96) at msleak_lost_site whose pointers
@@ -139,6 +141,31 @@ expect_eq "msleak_kmalloc_site untouched by them" "$(row msleak_kmalloc_site)" "
 rmmod msleak || fail "rmmod msleak"
 expect_eq "msleak rows once it unloaded and freed the rest" "$(grep -c msleak $D/memleak)" 0
 expect_eq "memleak_dropped" "$(ms_stat memleak_dropped)" 0
+
+# Bytes requested, as the CLI's header says, not the size class the slab
+# gives (what BCC's memleak counts): 10 kmalloc(100), from kmalloc-128,
+# against the kernel's kmem:kmalloc events of the same calls.
+TR=/sys/kernel/tracing
+[ -e $TR/events/kmem/kmalloc/enable ] || TR=/sys/kernel/debug/tracing
+echo > $TR/trace
+echo 1 > $TR/events/kmem/kmalloc/enable || fail "enable the kmem:kmalloc event"
+insmod "$LEAK" kmallocs=10 kfrees=0 kmalloc_size=100 cache_allocs=0 cache_frees=0 pages0=0 \
+	pages2=0 pfrees0=0 pfrees2=0 pcpus=0 pcpufrees=0 irqobjs=0 || fail "insmod $LEAK kmalloc_size=100"
+echo 0 > $TR/events/kmem/kmalloc/enable
+sizes=$(grep 'call_site=msleak_kmalloc_site' $TR/trace |
+	sed -n 's/.* bytes_req=\([0-9]*\) bytes_alloc=\([0-9]*\).*/\1 \2/p' |
+	awk '{ n++; r += $1; a += $2 } END { print n + 0, r + 0, a + 0 }')
+echo > $TR/trace
+diag "kmem:kmalloc at msleak_kmalloc_site: calls, bytes_req, bytes_alloc: $sizes"
+expect_eq "kmalloc events: 10 of 100 bytes requested" "${sizes% *}" "10 1000"
+cat $D/memleak > /tmp/t23.leak
+expect_eq "memleak file: msleak_kmalloc_site, bytes requested" "$(row msleak_kmalloc_site)" "10 1000"
+"$CLI" memleak --top 1000 > /tmp/t23.cli || fail "memscope memleak failed: $(cat /tmp/t23.cli)"
+head -n 1 /tmp/t23.cli | grep -q ', bytes requested:$' ||
+	fail "memscope memleak's header does not say its bytes are requested, not allocated ($sizes): $(head -n 1 /tmp/t23.cli)"
+grep -q "^	1000 bytes in 10 allocations from msleak_kmalloc_site+" /tmp/t23.cli ||
+	fail "memscope memleak: $(grep msleak /tmp/t23.cli)"
+rmmod msleak || fail "rmmod msleak"
 
 KML=/sys/kernel/debug/kmemleak
 if [ -e $KML ] && echo scan > $KML 2>/dev/null; then

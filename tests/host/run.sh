@@ -264,7 +264,7 @@ t_compact() { ms "${B[@]}" compact --hist; rc_is 0 && has_re '^TIME +COMPACTIONS
 t "compact --hist: totals, recent events, histogram" t_compact
 L=(--dir "$FX/leak")
 t_memleak() { ms "${L[@]}" memleak; rc_is 0 &&
-	has_re '^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] Top 10 call sites with outstanding allocations:$' &&
+	has_re '^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] Top 10 call sites with outstanding allocations, bytes requested:$' &&
 	line_is 2 "$(printf '\t16128 bytes in 28 allocations from radix_tree_node_alloc.constprop.0+0x87/0xd0 (oldest 6800 ms)')" &&
 	line_is 3 "$(printf '\t15360 bytes in 60 allocations from msleak_kmalloc_site+0x1f/0x40[msleak] (oldest 148 ms)')" &&
 	has "TOTAL: 91 allocations, 31584 bytes outstanding, 7 frees of memory allocated before memleak was enabled" &&
@@ -292,7 +292,7 @@ t_memleak_ran() { mkdir -p "$T/leakran" && cp -r "$FX/leak/." "$T/leakran/" &&
 	has "msleak_kmalloc_site+0x1f/0x40[msleak]"; }
 t "memleak off after it ran: what it kept, and a warning" t_memleak_ran
 t_memleak_sample() { ms --dir "$FX/leaksample" memleak; rc_is 0 &&
-	has_re '^\[[0-9:]+\] Top 10 call sites with outstanding allocations \(sampled: 1 in 8 allocations, counts not scaled\):$' &&
+	has_re '^\[[0-9:]+\] Top 10 call sites with outstanding allocations, bytes requested \(sampled: 1 in 8 allocations, counts not scaled\):$' &&
 	ms -j --dir "$FX/leaksample" memleak && rc_is 0 && has '"sample":8' &&
 	ms --dir "$FX/leak" memleak && rc_is 0 && lacks "sampled"; }
 t "memleak says when memscope samples (memleak_sample=N), and not otherwise" t_memleak_sample

@@ -364,6 +364,26 @@ static const struct ms_flag ms_shmget_flags[] = {
 	MS_FLAG(SHM_, NORESERVE),
 };
 
+/*
+ * shmget's flags as strace prints them: the named flags, the huge page
+ * size (log2, in bits 26-31) as "21<<SHM_HUGE_SHIFT", then the mode in
+ * octal: "IPC_CREAT|SHM_HUGETLB|21<<SHM_HUGE_SHIFT|0600".  shmflg is an
+ * int: the register's upper half is not the caller's.
+ */
+static void ms_format_shmget_flags(char *b, size_t len, unsigned int shmflg)
+{
+	const unsigned int huge_bits = (unsigned int)SHM_HUGE_MASK << SHM_HUGE_SHIFT;
+	unsigned int named = shmflg & ~0777U & ~huge_bits;
+	int n = 0;
+
+	if (named)
+		n = ms_format_flags(b, len, named, ms_shmget_flags, ARRAY_SIZE(ms_shmget_flags));
+	if (shmflg & huge_bits)
+		n += scnprintf(b + n, len - n, "%s%u<<SHM_HUGE_SHIFT", n ? "|" : "",
+			       (shmflg & huge_bits) >> SHM_HUGE_SHIFT);
+	scnprintf(b + n, len - n, "%s%#o", n ? "|" : "", shmflg & 0777U);
+}
+
 static const struct ms_flag ms_shmat_flags[] = {
 	MS_FLAG(SHM_, RDONLY), MS_FLAG(SHM_, RND), MS_FLAG(SHM_, REMAP), MS_FLAG(SHM_, EXEC),
 };
@@ -397,16 +417,9 @@ static int ms_format_shm(char *b, size_t len, const struct ms_shm_event *e)
 		      comm, e->call < ARRAY_SIZE(calls) ? calls[e->call] : "?");
 	switch (e->call) {
 	case MS_SHMGET:
-		/* Named flags, then the mode in octal: "IPC_CREAT|0600", as strace. */
-		flags[0] = '\0';
-		if (e->args[2] & ~0777UL) {
-			ms_format_flags(flags, sizeof(flags) - 1, e->args[2] & ~0777UL,
-					ms_shmget_flags, ARRAY_SIZE(ms_shmget_flags));
-			strcat(flags, "|");
-		}
-		n += scnprintf(b + n, len - n, " key=0x%08x size=%lu flags=%s%#lo id=%ld",
-			       (unsigned int)e->args[0], e->args[1], flags, e->args[2] & 0777UL,
-			       e->id);
+		ms_format_shmget_flags(flags, sizeof(flags), (unsigned int)e->args[2]);
+		n += scnprintf(b + n, len - n, " key=0x%08x size=%lu flags=%s id=%ld",
+			       (unsigned int)e->args[0], e->args[1], flags, e->id);
 		break;
 	case MS_SHMAT:
 		ms_format_flags(flags, sizeof(flags), e->args[2], ms_shmat_flags,

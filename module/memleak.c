@@ -284,9 +284,11 @@ void ms_leak_clear(void)
  * before 6.1 kmalloc and kmem_cache_alloc share one class, with _node
  * twins, and 5.19/6.0 added the cache to it; 6.1 merged the twins, and
  * kmem_cache_alloc passes the cache instead of sizes.  The size is what
- * the caller asked for, as BCC's memleak counts it: bytes_req for kmalloc,
- * and a cache's object size (bytes_req before 6.1, kmem_cache_size() from
- * 6.1), the same on every kernel and with any slab debugging.
+ * the caller asked for: bytes_req for kmalloc, and a cache's object size
+ * (bytes_req before 6.1, kmem_cache_size() from 6.1), the same on every
+ * kernel and with any slab debugging.  BCC's memleak counts bytes_alloc,
+ * the slab's size class, which a module cannot read for a cache from 6.1
+ * (struct kmem_cache is private to mm/): the CLI's header says which.
  */
 static void ms_kmalloc(MS_KMALLOC_PROTO)
 {

@@ -393,14 +393,28 @@ void print_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void print_stderr(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void print_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("Warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_stderr("Warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void print_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_stderr("", fmt, ap);
+	va_end(ap);
 }

@@ -52,6 +52,11 @@ void print_nl(void);
 void print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_verror(const char *fmt, va_list ap);
 void print_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * What a tool's output is, for a reader at a terminal: to stderr, so that
+ * stdout stays data, and without "Warning:", since nothing is wrong.
+ */
+void print_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* JSON string escaping with UTF-8 validation, exposed for the fuzzer. */
 void json_escape(FILE *fp, const char *s);

@@ -15,7 +15,10 @@
 # msleak unloads and frees the rest, none is left.  The probes are off at
 # load and the CLI says how to turn them on; frees of what was allocated
 # before that count in memleak_unknown_frees and leave no row; disable
-# detaches them all.  With memleak_sample=8, 4,000 kmallocs show as about
+# detaches them all.  The CLI shows every row of a snapshot as the file
+# has it.  10 kmalloc(100) show as 1,000 bytes, the bytes
+# requested of the kernel's kmem:kmalloc events, and the CLI's header says
+# so (BCC's memleak counts bytes_alloc, 1,280).  With memleak_sample=8, 4,000 kmallocs show as about
 # 500 (a binomial draw: within 5 standard deviations, 395..605), at 256
 # bytes each, and the CLI says it samples.  Where the kernel has kmemleak
 # (make check-debug), 20 kmalloc(96) at msleak_lost_site whose pointers
@@ -115,6 +118,21 @@ diag "$(sed -n 2,4p /tmp/t23.leak | tr '\n' ';')"
 "$CLI" memleak --top 1000 > /tmp/t23.cli || fail "memscope memleak failed: $(cat /tmp/t23.cli)"
 grep -q "^	15360 bytes in 60 allocations from msleak_kmalloc_site+.*\[msleak\] (oldest [0-9]* ms)$" /tmp/t23.cli ||
 	fail "memscope memleak does not show msleak_kmalloc_site: $(grep msleak /tmp/t23.cli)"
+# The CLI shows the file's rows as they are, none merged or dropped: a
+# frozen copy of one snapshot, read with --dir, row for row.  (A live cat
+# and a live CLI differ at file sites, __alloc_file and
+# security_file_alloc: each snapshot holds its reader's own open and
+# mapped files, and coreutils' cat under LANG=C.UTF-8 maps 13 locale files.)
+mkdir -p /tmp/t23.dir
+for f in version stats probes memleak; do cat $D/$f > /tmp/t23.dir/$f; done
+"$CLI" --dir /tmp/t23.dir memleak --top 100000 > /tmp/t23.cli || fail "memscope --dir memleak: $(cat /tmp/t23.cli)"
+awk 'NR > 1 { print $1, $2, $3 }' /tmp/t23.dir/memleak | sort > /tmp/t23.a
+sed -n 's/^	\([0-9]*\) bytes in \([0-9]*\) allocations from \([^ ]*\) (oldest.*/\3 \2 \1/p' /tmp/t23.cli |
+	sort > /tmp/t23.b
+nlines /tmp/t23.a
+cmp -s /tmp/t23.a /tmp/t23.b ||
+	fail "the CLI's rows are not the file's: $(diff /tmp/t23.a /tmp/t23.b | head -n 5 | tr '\n' ';')"
+diag "the CLI shows all $nlines rows of one snapshot as the file has them"
 "$CLI" -j memleak --top 1000 > /tmp/t23.json || fail "memscope -j memleak failed"
 grep -q '"bytes":4000,"allocs":20,"site":"msleak_cache_site+' /tmp/t23.json ||
 	fail "memscope -j memleak does not show msleak_cache_site: $(grep -o '.\{80\}msleak_cache_site.\{40\}' /tmp/t23.json)"
@@ -139,6 +157,31 @@ expect_eq "msleak_kmalloc_site untouched by them" "$(row msleak_kmalloc_site)" "
 rmmod msleak || fail "rmmod msleak"
 expect_eq "msleak rows once it unloaded and freed the rest" "$(grep -c msleak $D/memleak)" 0
 expect_eq "memleak_dropped" "$(ms_stat memleak_dropped)" 0
+
+# Bytes requested, as the CLI's header says, not the size class the slab
+# gives (what BCC's memleak counts): 10 kmalloc(100), from kmalloc-128,
+# against the kernel's kmem:kmalloc events of the same calls.
+TR=/sys/kernel/tracing
+[ -e $TR/events/kmem/kmalloc/enable ] || TR=/sys/kernel/debug/tracing
+echo > $TR/trace
+echo 1 > $TR/events/kmem/kmalloc/enable || fail "enable the kmem:kmalloc event"
+insmod "$LEAK" kmallocs=10 kfrees=0 kmalloc_size=100 cache_allocs=0 cache_frees=0 pages0=0 \
+	pages2=0 pfrees0=0 pfrees2=0 pcpus=0 pcpufrees=0 irqobjs=0 || fail "insmod $LEAK kmalloc_size=100"
+echo 0 > $TR/events/kmem/kmalloc/enable
+sizes=$(grep 'call_site=msleak_kmalloc_site' $TR/trace |
+	sed -n 's/.* bytes_req=\([0-9]*\) bytes_alloc=\([0-9]*\).*/\1 \2/p' |
+	awk '{ n++; r += $1; a += $2 } END { print n + 0, r + 0, a + 0 }')
+echo > $TR/trace
+diag "kmem:kmalloc at msleak_kmalloc_site: calls, bytes_req, bytes_alloc: $sizes"
+expect_eq "kmalloc events: 10 of 100 bytes requested" "${sizes% *}" "10 1000"
+cat $D/memleak > /tmp/t23.leak
+expect_eq "memleak file: msleak_kmalloc_site, bytes requested" "$(row msleak_kmalloc_site)" "10 1000"
+"$CLI" memleak --top 1000 > /tmp/t23.cli || fail "memscope memleak failed: $(cat /tmp/t23.cli)"
+head -n 1 /tmp/t23.cli | grep -q ', bytes requested:$' ||
+	fail "memscope memleak's header does not say its bytes are requested, not allocated ($sizes): $(head -n 1 /tmp/t23.cli)"
+grep -q "^	1000 bytes in 10 allocations from msleak_kmalloc_site+" /tmp/t23.cli ||
+	fail "memscope memleak: $(grep msleak /tmp/t23.cli)"
+rmmod msleak || fail "rmmod msleak"
 
 KML=/sys/kernel/debug/kmemleak
 if [ -e $KML ] && echo scan > $KML 2>/dev/null; then

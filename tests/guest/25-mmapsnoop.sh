@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # mmapsnoop and shmsnoop against strace and a workload of known calls
 # (tests/workloads/mapper: 5 anonymous mappings of 20481 bytes, 3 of a
-# file's first page, one mmap that fails with EBADF, two shmget, one of
-# which fails, two shmat, two shmdt, two shmctl).
+# file's first page, one mmap that fails with EBADF, three shmget, two of
+# which fail (one asks for 2^63-byte huge pages), two shmat, two shmdt, two
+# shmctl).
 #   - Both probes are off at load, and each tool says how to turn it on.
 #   - Run under strace, every mmap and shm* call strace saw the workload
 #     make is in the mmap and shm rings with the same size, protection,
-#     flags and result, and nothing else is.
+#     flags and result, and nothing else is; shmget's flags read as
+#     strace decodes them, huge page size bits included.
 #   - Run alone, the rings hold exactly the listed calls with their file
 #     name, key, id, flags and errors, and the CLI, following the events
 #     stream and reading the ring (--last -p), shows each one once.
@@ -90,7 +92,7 @@ def err(res):
     m = re.match(r"-1 (E[A-Z]+)", res)
     return 0 if not m else -{"EBADF": 9, "ENOENT": 2, "EINVAL": 22, "ENOMEM": 12,
                              "EACCES": 13, "EPERM": 1}[m.group(1)]
-st_mm, st_shm = [], []
+st_mm, st_shm, st_shmget = [], [], []
 for line in open("/tmp/t25.strace"):
     m = re.match(r"(\d+) +(\w+)\((.*)\) += (.*)", line)
     if not m or m.group(1) != traced:
@@ -101,14 +103,24 @@ for line in open("/tmp/t25.strace"):
                       err(res)))
     else:
         st_shm.append((call, err(res)))
+        if call == "shmget":
+            st_shmget.append(args[2])
 ms_mm = [(int(f["size"]), f["prot"], "|".join(sorted(f["flags"].split("|"))), int(f["err"]))
          for f in mm[traced]]
 check("mmap calls of the strace'd run, memscope against strace", ms_mm, st_mm)
 check("shm calls of the strace'd run, memscope against strace",
       [(f["call"], int(f["err"])) for f in shm[traced]], st_shm)
-if len(st_mm) < 9 or len(st_shm) != 8:
-    print("# FAIL: strace saw %d mmap and %d shm calls, want >= 9 and 8" % (len(st_mm), len(st_shm)))
+if len(st_mm) < 9 or len(st_shm) != 9:
+    print("# FAIL: strace saw %d mmap and %d shm calls, want >= 9 and 9" % (len(st_mm), len(st_shm)))
     bad = 1
+# shmget's flags as strace prints them, but for the mode's digits
+# (strace "000", memscope "0").
+def mode(fl):
+    named, _, m = fl.rpartition("|")
+    return (named, int(m, 8))
+check("shmget flags of the strace'd run, memscope against strace",
+      [mode(f["flags"]) for f in shm[traced] if f["call"] == "shmget"],
+      [mode(f) for f in st_shmget])
 
 # The run alone: exactly the listed calls.
 def count(evs, **want):
@@ -130,9 +142,12 @@ check("shm calls in order", s, [
     ("shmdt", None, None, None, None, "0"),
     ("shmdt", None, None, None, None, "0"),
     ("shmctl", None, None, None, "IPC_STAT", "0"),
-    ("shmctl", None, None, None, "IPC_RMID", "0")])
+    ("shmctl", None, None, None, "IPC_RMID", "0"),
+    ("shmget", "0x00000000", "2097152", "IPC_CREAT|SHM_HUGETLB|63<<SHM_HUGE_SHIFT|0600", None,
+     "-22")])
 ids = [e.get("id") for e in shm[alone]]
 check("the shmget id in shmat and shmctl", len(set(ids[2:4] + ids[6:8])), 1)
+check("the failed huge shmget's id", ids[8], "-1")
 check("shmget's id", ids[0], ids[2])
 check("the failed shmget's id", ids[1], "-1")
 
@@ -158,7 +173,7 @@ expect_eq "mmapsnoop --last -p: file mappings" \
 sed 's/^/# cli: /' /tmp/t25.last
 expect_eq "shmsnoop --last -p: header" "$(head -n 1 /tmp/t25.last | tr -s ' ')" \
 	"PID COMM SYS RET ARGs"
-expect_eq "shmsnoop --last -p: lines" "$(awk -v p="$alone" '$1 == p' /tmp/t25.last | wc -l)" 8
+expect_eq "shmsnoop --last -p: lines" "$(awk -v p="$alone" '$1 == p' /tmp/t25.last | wc -l)" 9
 expect_eq "shmsnoop: failed shmget" \
 	"$(awk -v p="$alone" '$1 == p && $3 == "shmget" && $4 == -2 { print $5, $6, $7 }' /tmp/t25.last)" \
 	"key=0x00004d53 size=4096 flags=0"

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # pmap: a workload (tests/workloads/regions) maps regions in known states:
 # a THP, 40 of 64 pages written, 64 untouched, 16 read (the zero page), 32
-# written then paged out to zram (MADV_PAGEOUT), 32 identical pages that
-# ksmd merges, and 8 of 32 pages of a shared file written.  pmap must show
-# exactly those pages, its Rss, Swap, Anon and THP must equal smaps' for
-# every mapping, its map of each region must draw it page by page, and as
-# nobody it must say what it cannot see.  Needs no module.
+# written then paged out to zram (MADV_PAGEOUT), 4 MiB of shared anonymous
+# memory paged out the same way, 32 identical pages that ksmd merges, and
+# 8 of 32 pages of a shared file written.  pmap must show exactly those
+# pages, its Rss, Swap, Anon and THP must equal smaps' for every mapping,
+# its Swap and Pss must equal smaps' and procps `pmap -X`'s for every
+# region, its map of each region must draw it page by page, and as nobody
+# it must say what it cannot see.  Needs no module.
 . "$(dirname "$0")/lib.sh"
 need_root
 PATH=$PATH:/usr/sbin:/sbin
@@ -82,7 +84,7 @@ diag "ksmd merged the ksm region after $((t / 10)) s"
 "$CLI" pmap -p $pid > /tmp/pmap.txt 2> /tmp/pmap.err || fail "pmap: $(cat /tmp/pmap.err)"
 [ -s /tmp/pmap.err ] && fail "pmap as root warned: $(cat /tmp/pmap.err)"
 # What it printed, the mappings with pages.
-awk 'NR <= 2 || $5 + $6 + $12 > 0 { print "# " $0 }' /tmp/pmap.txt
+awk 'NR <= 2 || $5 + $7 + $13 > 0 { print "# " $0 }' /tmp/pmap.txt
 # col FILE ADDRESS NAME: a column of the mapping at ADDRESS.  Compared as
 # strings: to busybox awk a hex address such as 3e984000 is a number (in
 # exponent form: inf), and a field that looks like one is not equal to it.
@@ -111,8 +113,14 @@ expect_eq "zero: Rss (smaps counts no zero page)" "$(col /tmp/pmap.txt "$a" Rss)
 a=$(addr swapped)
 expect_eq "swapped: Swap" "$(col /tmp/pmap.txt "$a" Swap)" "$(kb 32)"
 expect_eq "swapped: Rss" "$(col /tmp/pmap.txt "$a" Rss)" 0
+a=$(addr shared)
+expect_eq "shared: Swap (in the shmem file, not the page table)" \
+	"$(col /tmp/pmap.txt "$a" Swap)" "$(kb 1024)"
+expect_eq "shared: Rss" "$(col /tmp/pmap.txt "$a" Rss)" 0
+expect_eq "shared: Pss" "$(col /tmp/pmap.txt "$a" Pss)" 0
 a=$(addr ksm)
 expect_eq "ksm: KSM" "$(col /tmp/pmap.txt "$a" KSM)" "$(kb 32)"
+expect_eq "ksm: Pss (one page that 32 addresses map)" "$(col /tmp/pmap.txt "$a" Pss)" "$(kb 1)"
 expect_eq "ksm: Anon" "$(col /tmp/pmap.txt "$a" Anon)" "$(kb 32)"
 a=$(addr file)
 expect_eq "file: Rss" "$(col /tmp/pmap.txt "$a" Rss)" "$(kb 8)"
@@ -135,6 +143,32 @@ done < /tmp/smaps.kv
 expect_ge "smaps fields equal to pmap's" $n 40
 grep -q '^KSM:' /proc/$pid/smaps && diag "smaps has KSM: lines, compared too"
 
+# Each region's Swap and Pss against smaps and procps' pmap -X (/usr/bin's:
+# busybox has a pmap without -X).  Pss only for the regions: a library's
+# Pss changes with every dynamically linked reader, pmap -X and memscope
+# among them.
+[ -x /usr/bin/pmap ] || fail "procps pmap not installed"
+/usr/bin/pmap -X $pid > /tmp/pmapx.txt || fail "pmap -X $pid"
+awk '/^[0-9a-f]+-[0-9a-f]+ / { split($1, r, "-"); a = r[1]; sub(/^0+/, "", a) }
+	/^(Swap|Pss):/ { print a, $1, $2 }' /proc/$pid/smaps > /tmp/smaps.kv
+# xcol ADDRESS NAME: pmap -X's column NAME (its addresses can have leading zeros).
+xcol() {
+	awk -v a="$1" -v n="$2" 'NR == 2 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR > 2 { s = $1; sub(/^0+/, "", s); if (s "" == a "") { print $(c[n]); f = 1 } }
+		END { if (!f) print "none" }' /tmp/pmapx.txt
+}
+for r in thp touched untouched zero swapped shared ksm file; do
+	a=$(addr $r)
+	for k in Swap Pss; do
+		m=$(col /tmp/pmap.txt "$a" $k) x=$(xcol "$a" $k)
+		s=$(awk -v a="$a" -v k="$k:" '$1 "" == a "" && $2 == k { print $3 }' /tmp/smaps.kv)
+		if [ "$m" != "$s" ] || [ "$m" != "$x" ]; then
+			fail "$r: $k: memscope $m, smaps ${s:-none}, pmap -X $x"
+		fi
+	done
+	diag "$r: Swap $(col /tmp/pmap.txt "$a" Swap) Pss $(col /tmp/pmap.txt "$a" Pss), as smaps and pmap -X"
+done
+
 # JSON: the same numbers, and the map of each region, a character a page.
 "$CLI" -j pmap -p $pid > /tmp/pmap.json || fail "pmap -j"
 for r in thp touched zero swapped ksm file; do
@@ -147,8 +181,8 @@ bad = 0
 for l in open("/tmp/pmap.txt").read().splitlines()[2:]:
     f = l.split()
     m = [x for x in d["mappings"] if x["address"] == f[0]]
-    if len(m) == 1 and [m[0][k] for k in ("size_kb", "rss_kb", "swap_kb", "dirty_kb", "anon_kb",
-            "file_kb", "thp_kb", "ksm_kb", "zero_kb")] != [int(x) for x in f[3:12]]:
+    if len(m) == 1 and [m[0][k] for k in ("size_kb", "rss_kb", "pss_kb", "swap_kb", "dirty_kb",
+            "anon_kb", "file_kb", "thp_kb", "ksm_kb", "zero_kb")] != [int(x) for x in f[3:13]]:
         bad += 1
 print(bad if d["kpageflags"] and d["pid"] == int(sys.argv[1]) else "bad header")' $pid)" 0
 expect_eq "maps" "$(python3 -c '

@@ -4,7 +4,8 @@
  * Copyright (C) 2026 The memscope authors.
  *
  * A test fixture, not part of memscope.  At load it makes `kmallocs`
- * kmalloc(256) calls from msleak_kmalloc_site() and `cache_allocs`
+ * kmalloc(256) calls (`kmalloc_size`, 256 unless given) from
+ * msleak_kmalloc_site() and `cache_allocs`
  * kmem_cache_alloc() calls on its own 200-byte cache from
  * msleak_cache_site(), then frees the first `kfrees` and `cache_frees` of
  * them, and `pages0` order-0 and `pages2` order-2 alloc_pages() calls
@@ -39,6 +40,10 @@
 #include <linux/slab.h>
 
 #define MAX_OBJS 4096
+
+/* A size between kmalloc's classes (100) tells bytes asked from bytes given. */
+static int kmalloc_size = 256;
+module_param(kmalloc_size, int, 0400);
 
 static int kmallocs = 100, kfrees = 40, cache_allocs = 30, cache_frees = 10;
 module_param(kmallocs, int, 0400);
@@ -124,7 +129,7 @@ static void msleak_ctor(void *obj)
 /* The store after the call keeps it from being a tail call. */
 static noinline int msleak_kmalloc_site(int i)
 {
-	kobjs[i] = kmalloc(256, GFP_KERNEL);
+	kobjs[i] = kmalloc(kmalloc_size, GFP_KERNEL);
 	return kobjs[i] ? 0 : -ENOMEM;
 }
 
@@ -248,8 +253,8 @@ static int __init msleak_init(void)
 		kmem_cache_free(msleak_cache, cobjs[i]);
 		cobjs[i] = NULL;
 	}
-	pr_info("msleak: outstanding %d x 256 bytes at msleak_kmalloc_site, %d x 200 at msleak_cache_site, %d x 4096 + %d x 16384 at msleak_pages_site, %d x 64 per CPU at msleak_percpu_site, %d x 128 at msleak_irq_site, %d x 96 at msleak_lost_site\n",
-		kmallocs - kfrees, cache_allocs - cache_frees, pages0 - pfrees0, pages2 - pfrees2,
+	pr_info("msleak: outstanding %d x %d bytes at msleak_kmalloc_site, %d x 200 at msleak_cache_site, %d x 4096 + %d x 16384 at msleak_pages_site, %d x 64 per CPU at msleak_percpu_site, %d x 128 at msleak_irq_site, %d x 96 at msleak_lost_site\n",
+		kmallocs - kfrees, kmalloc_size, cache_allocs - cache_frees, pages0 - pfrees0, pages2 - pfrees2,
 		pcpus - pcpufrees, irqobjs, lost);
 	return 0;
 nomem:

@@ -8,7 +8,9 @@
  *   1 shmget(IPC_PRIVATE, 8192, IPC_CREAT | 0600), which gives an id;
  *   1 shmget(0x4d53, 4096, 0), which fails with ENOENT (no such key);
  *   2 shmat of that id, the second SHM_RDONLY, and 2 shmdt;
- *   1 shmctl IPC_STAT and 1 shmctl IPC_RMID.
+ *   1 shmctl IPC_STAT and 1 shmctl IPC_RMID;
+ *   1 shmget(IPC_PRIVATE, 2 MiB, IPC_CREAT | SHM_HUGETLB | 63 << SHM_HUGE_SHIFT
+ *     | 0600), which fails with EINVAL (no 2^63-byte huge pages).
  * Exits non-zero if any call does not do what is listed.
  */
 #include <errno.h>
@@ -21,6 +23,9 @@
 #include <unistd.h>
 
 #define ANON_SIZE 20481
+#ifndef SHM_HUGE_SHIFT
+#define SHM_HUGE_SHIFT 26
+#endif
 
 static void die(const char *what)
 {
@@ -68,5 +73,8 @@ int main(int argc, char **argv)
 		die("shmdt");
 	if (shmctl(id, IPC_STAT, &ds) || shmctl(id, IPC_RMID, NULL))
 		die("shmctl");
+	if (shmget(IPC_PRIVATE, 2 << 20, IPC_CREAT | SHM_HUGETLB | (int)(63U << SHM_HUGE_SHIFT) |
+		   0600) != -1 || errno != EINVAL)
+		die("shmget of 2^63-byte huge pages did not fail with EINVAL");
 	return 0;
 }

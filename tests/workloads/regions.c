@@ -10,6 +10,9 @@
  *   untouched  64 pages, never touched
  *   zero       16 pages, PROT_READ, every page read: the shared zero page
  *   swapped    32 pages written (distinct words), then MADV_PAGEOUT
+ *   shared   1024 pages (4 MiB) MAP_SHARED|MAP_ANONYMOUS, written, then
+ *              MADV_PAGEOUT: their swap is in the shmem file's page cache,
+ *              where pagemap cannot see it
  *   ksm        32 pages of identical bytes, MADV_MERGEABLE (ksmd merges
  *              them once the test turns it on)
  *   file       32 pages of FILE, MAP_SHARED, the first 8 written
@@ -50,6 +53,7 @@ static char *region(const char *name, long pages, int prot, int flags, int fd)
 int main(int argc, char **argv)
 {
 	const int anon = MAP_PRIVATE | MAP_ANONYMOUS, rw = PROT_READ | PROT_WRITE;
+	const int shared = MAP_SHARED | MAP_ANONYMOUS;
 	volatile char sink = 0;
 	char *base, *p;
 	long i, total;
@@ -62,7 +66,7 @@ int main(int argc, char **argv)
 	}
 	page = sysconf(_SC_PAGESIZE);
 	/* One reservation, so the regions and their guards sit in a row. */
-	total = 2 * 512 + 512 + 64 + 64 + 16 + 32 + 32 + 32 + 8;
+	total = 2 * 512 + 512 + 64 + 64 + 16 + 32 + 1024 + 32 + 32 + 9;
 	base = mmap(NULL, total * page, PROT_NONE, anon | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED) {
 		perror("regions: mmap");
@@ -96,6 +100,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("pageout unsupported\n");
+	}
+
+	p = region("shared", 1024, rw, shared, -1);
+	for (i = 0; i < 1024; i++)
+		*(long *)(p + i * page) = i + 1;
+	if (madvise(p, 1024 * page, MADV_PAGEOUT) && errno != EINVAL) {
+		perror("regions: MADV_PAGEOUT of shared");
+		return 1;
 	}
 
 	p = region("ksm", 32, rw, anon, -1);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memleak: outstanding slab allocations by call site, as BCC's memleak
- * prints them: at each interval (or once), the sites holding the most.
+ * prints them: at each interval (or once), the sites holding the most;
+ * but in bytes requested, where BCC's are bytes allocated.
  * Copyright (C) 2026 The memscope authors.
  */
 #define _GNU_SOURCE
@@ -104,6 +105,13 @@ static int leak_report(void *ctx, const void *prev, const void *now, double dt)
 	print_begin_record();
 	print_string(PRINT_ANY, "time", "[%s]", hms);
 	print_uint(PRINT_ANY, "top", " Top %llu call sites with outstanding allocations", top);
+	/*
+	 * The module counts the bytes the callers asked for (kmalloc's
+	 * bytes_req); BCC's memleak counts what the slab gave (bytes_alloc,
+	 * the size class: 32 for a 24-byte request).  Say which.
+	 */
+	print_fp(", bytes requested");
+	print_string(PRINT_JSON, "bytes_counted", NULL, "requested");
 	if (o->has_min_age)
 		print_uint(PRINT_ANY, "min_age_ms", " (oldest at least %llu ms)", o->min_age_ms);
 	print_uint(PRINT_JSON, "sample", NULL, s->sample);

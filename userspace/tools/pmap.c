@@ -2,8 +2,9 @@
 /*
  * pmap: what one process has in memory, mapping by mapping and page by
  * page, in the shape of `pmap -X` and with pagemon's map of one mapping.
- * Needs no module: /proc/PID/smaps names the mappings and gives the dirty
- * bytes, /proc/PID/pagemap tells each page present or swapped, anonymous
+ * Needs no module: /proc/PID/smaps names the mappings and gives Pss, Swap
+ * and the dirty bytes, /proc/PID/pagemap tells each page present or
+ * swapped (in a private mapping: see c_smaps[]), anonymous
  * or file, and /proc/kpageflags (root) what a present page is: THP, KSM,
  * the shared zero page (with /proc/kpagecount where kpageflags' KSM bit
  * cannot be trusted, see pm_check_pfns()).
@@ -36,21 +37,29 @@
 #define PM_BATCH	512		/* pagemap entries per read */
 #define PM_MAP_MAX	(1u << 20)	/* pages --map draws: 4 GiB of 4 KiB pages */
 
-enum { C_RSS, C_SWAP, C_ANON, C_FILE, C_THP, C_KSM, C_ZERO, C_NR };
+enum { C_RSS, C_PSS, C_SWAP, C_DIRTY, C_ANON, C_FILE, C_THP, C_KSM, C_ZERO, C_NR };
 static const char *const c_keys[C_NR] = {
-	"rss_kb", "swap_kb", "anon_kb", "file_kb", "thp_kb", "ksm_kb", "zero_kb",
+	"rss_kb", "pss_kb", "swap_kb", "dirty_kb", "anon_kb", "file_kb", "thp_kb", "ksm_kb",
+	"zero_kb",
 };
 static const char *const c_heads[C_NR] = {
-	"Rss", "Swap", "Anon", "File", "THP", "KSM", "Zero",
+	"Rss", "Pss", "Swap", "Dirty", "Anon", "File", "THP", "KSM", "Zero",
 };
 /* Columns that need /proc/kpageflags: without it, "-". */
 static const bool c_kpf[C_NR] = { [C_THP] = true, [C_KSM] = true, [C_ZERO] = true };
+/*
+ * Columns smaps sums and pagemap cannot: Pss needs every page's map count,
+ * Dirty the page flags of another process's pages, and Swap, in a shared
+ * (shmem) mapping, lives in the shmem file's page cache, not the page
+ * table, so pagemap shows a swapped-out shared page as not present.
+ */
+static const bool c_smaps[C_NR] = { [C_PSS] = true, [C_SWAP] = true, [C_DIRTY] = true };
 
 struct pm_map {
 	uint64_t start, end, offset;
 	char perm[5];
 	char *name;
-	uint64_t smaps_rss_kb, smaps_swap_kb, dirty_kb;
+	uint64_t smaps_rss_kb, smaps_kb[C_NR];	/* smaps_kb[] of c_smaps[] columns */
 	bool pfnmap;		/* VM_PFNMAP: no struct pages, no Rss */
 	bool mergeable;		/* VM_MERGEABLE: where KSM pages can be */
 	uint64_t pages[C_NR];
@@ -143,10 +152,12 @@ static int pm_read_smaps(struct pm_proc *p)
 			continue;
 		if (!strcmp(key, "Rss"))
 			m->smaps_rss_kb = v;
+		else if (!strcmp(key, "Pss"))
+			m->smaps_kb[C_PSS] = v;
 		else if (!strcmp(key, "Swap"))
-			m->smaps_swap_kb = v;
+			m->smaps_kb[C_SWAP] = v;
 		else if (!strcmp(key, "Private_Dirty") || !strcmp(key, "Shared_Dirty"))
-			m->dirty_kb += v;
+			m->smaps_kb[C_DIRTY] += v;
 	}
 	if (ferror(fp)) {
 		pm_open_err(path, p->pid);
@@ -237,7 +248,7 @@ static char pm_page(struct pm_proc *p, const struct pm_map *m, uint64_t e, uint6
  */
 static bool pm_worth_walking(const struct pm_map *m)
 {
-	if (m->smaps_rss_kb || m->smaps_swap_kb)
+	if (m->smaps_rss_kb || m->smaps_kb[C_SWAP])
 		return true;
 	return m->perm[0] == 'r' && m->perm[3] == 'p' && !m->pfnmap &&
 	       m->end - m->start <= (64ULL << 30);
@@ -373,21 +384,24 @@ static void pm_check_pfns(struct pm_proc *p)
 		   "Anon/File come from pagemap alone; run as root for all of them");
 }
 
-/* Rss, Swap, then smaps' dirty KiB, then the rest of the page counts. */
-static void pm_print_counts(const uint64_t *pages, uint64_t dirty_kb, long page, bool kpf)
+/* A mapping's KiB in column @c: smaps' sum, or its pages pagemap counted. */
+static uint64_t pm_kb(const struct pm_map *m, int c, long page)
+{
+	return c_smaps[c] ? m->smaps_kb[c] : m->pages[c] * (uint64_t)page / 1024;
+}
+
+static void pm_print_counts(const uint64_t *kb, bool kpf)
 {
 	int c;
 
 	for (c = 0; c < C_NR; c++) {
-		if (c == C_ANON)
-			print_uint(PRINT_ANY, "dirty_kb", " %8llu", dirty_kb);
 		if (c_kpf[c] && !kpf) {
 			print_fp(" %8s", "-");
 			if (print_is_json())
 				print_string(PRINT_JSON, c_keys[c], NULL, NULL);
 			continue;
 		}
-		print_uint(PRINT_ANY, c_keys[c], " %8llu", pages[c] * (uint64_t)page / 1024);
+		print_uint(PRINT_ANY, c_keys[c], " %8llu", kb[c]);
 	}
 }
 
@@ -426,7 +440,7 @@ static void pm_print_map(const struct pm_map *m, const char *map, long page)
 static int pm_report(const struct ms_opts *o, uint64_t map_addr, bool want_map)
 {
 	struct pm_proc p;
-	uint64_t total[C_NR] = { 0 }, size_kb = 0, dirty_kb = 0;
+	uint64_t total[C_NR] = { 0 }, kb[C_NR], size_kb = 0;
 	const struct pm_map *mm = NULL;
 	char *map = NULL;
 	size_t i;
@@ -471,7 +485,7 @@ static int pm_report(const struct ms_opts *o, uint64_t map_addr, bool want_map)
 	print_bool(PRINT_JSON, "kpageflags", NULL, p.kpf);
 	print_fp("%16s %4s %8s %8s", "Address", "Perm", "Offset", "Size");
 	for (c = 0; c < C_NR; c++)
-		print_fp(" %8s%s", c_heads[c], c == C_SWAP ? "    Dirty" : "");
+		print_fp(" %8s", c_heads[c]);
 	print_fp(" Mapping\n");
 	open_json_array("mappings");
 	for (i = 0; i < p.n; i++) {
@@ -485,23 +499,24 @@ static int pm_report(const struct ms_opts *o, uint64_t map_addr, bool want_map)
 		print_uint(PRINT_FP, NULL, " %08llx", m->offset);
 		print_uint(PRINT_JSON, "offset", NULL, m->offset);
 		print_uint(PRINT_ANY, "size_kb", " %8llu", (m->end - m->start) / 1024);
-		pm_print_counts(m->pages, m->dirty_kb, p.page, p.kpf);
+		for (c = 0; c < C_NR; c++) {
+			kb[c] = pm_kb(m, c, p.page);
+			total[c] += kb[c];
+		}
+		pm_print_counts(kb, p.kpf);
 		print_string(PRINT_ANY, "mapping", " %s\n", m->name);
 		close_json_object();
 		size_kb += (m->end - m->start) / 1024;
-		dirty_kb += m->dirty_kb;
-		for (c = 0; c < C_NR; c++)
-			total[c] += m->pages[c];
 	}
 	close_json_array();
-	print_fp("%16s %4s %8s %8s %8s", "", "", "", "========", "========");
+	print_fp("%16s %4s %8s %8s", "", "", "", "========");
 	for (c = 0; c < C_NR; c++)
 		print_fp(" %8s", "========");
 	print_fp("\n");
 	open_json_object("total");
 	print_fp("%16s %4s %8s", "", "", "");
 	print_uint(PRINT_ANY, "size_kb", " %8llu", size_kb);
-	pm_print_counts(total, dirty_kb, p.page, p.kpf);
+	pm_print_counts(total, p.kpf);
 	print_fp(" KB\n");
 	close_json_object();
 	if (mm)

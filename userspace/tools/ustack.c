@@ -563,7 +563,7 @@ static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family
 	print_warn("this memscope was built without libelf (elfutils): frames are raw addresses; install libelf-dev and rebuild for function names");
 #endif
 	if (!c->o->json && !c->o->has_interval)
-		print_warn("folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; programs built without frame pointers give short stacks",
+		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; programs built without frame pointers give short stacks.",
 			   family);
 	return ms_run_interval(c->o, &stacks_ops, c);
 }

@@ -393,6 +393,19 @@ void print_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Something the user should know that is not wrong: "Note: ...". */
+void print_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("Note: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void print_warn(const char *fmt, ...)
 {
 	va_list ap;

@@ -52,6 +52,7 @@ void print_nl(void);
 void print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_verror(const char *fmt, va_list ap);
 void print_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void print_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* JSON string escaping with UTF-8 validation, exposed for the fuzzer. */
 void json_escape(FILE *fp, const char *s);

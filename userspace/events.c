@@ -29,20 +29,43 @@ struct ms_stream {
 	struct ms_nl_stream *nl;	/* --netlink: the groups, not the file */
 };
 
+/*
+ * Where the family has no groups (a kernel that cannot keep them to
+ * CAP_SYS_ADMIN: RHEL 7, 4.9.337, 5.2 to 5.4 before the stable backport,
+ * 5.15.135, RHEL 9.0; module/compat/genl.h), the events file carries the
+ * same events: read it, and say so once.  The directory is found as
+ * without --netlink.
+ */
+static int nl_fallback(const char *name)
+{
+	static bool noted;
+
+	if (ms_locate_dir(NULL))
+		return -1;
+	if (!noted)
+		print_note("the %s has no event groups on this kernel (it cannot keep them to CAP_SYS_ADMIN), so events come from %s/%s instead: the same events, but no memleak reports",
+			   ms_nl_where(), ms_dir(), name);
+	noted = true;
+	return 0;
+}
+
 struct ms_stream *ms_stream_open(const char *name)
 {
 	struct ms_stream *s = calloc(1, sizeof(*s));
 	struct statfs sfs;
-	int err;
+	bool fallback = false;
+	int err, r;
 
 	if (!s)
 		return NULL;
 	s->fd = -1;
 	if (ms_nl_on() && !strcmp(name, "events")) {
-		s->nl = ms_nl_stream_open();
-		if (!s->nl)
+		r = ms_nl_stream_open(&s->nl);
+		if (r == 0)
+			return s;
+		if (r < 0 || nl_fallback(name))
 			goto fail;
-		return s;
+		fallback = true;
 	}
 	s->path = ms_path(name);
 	s->buf = malloc(MAX_LINE + 1);
@@ -54,7 +77,7 @@ struct ms_stream *ms_stream_open(const char *name)
 		free(s->buf);
 		s->buf = NULL;
 		/* let the common reader say why, with the same wording */
-		if (ms_read(name, &s->buf, &s->len) == 0)
+		if (fallback || ms_read(name, &s->buf, &s->len) == 0)
 			ms_fail("cannot open %s: %s, check that the module is still loaded",
 				s->path, strerror(err));
 		goto fail;

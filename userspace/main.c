@@ -76,7 +76,7 @@ static const struct ms_tool tools[] = {
 	  "every counter, histogram and table (top N rows, default 20) in Prometheus text format; --textfile: into DIR/memscope.prom, atomically" },
 	{ "monitor", cmd_monitor, 0,
 	  "monitor",
-	  "every OOM kill, direct reclaim and compaction as it happens, and how many were lost, from the netlink groups" },
+	  "every OOM kill, direct reclaim and compaction as it happens, and how many were lost, from the netlink groups (the events file where the kernel has none, or with --dir)" },
 	{ "help", cmd_help, 0,
 	  "help [TOOL]",
 	  "this text, or one tool's usage" },
@@ -642,10 +642,6 @@ int main(int argc, char **argv)
 		print_error("--netlink and --dir name two sources, give one of them");
 		return 1;
 	}
-	if (tool->run == cmd_monitor && dir) {
-		print_error("monitor reads the netlink groups, not files: drop --dir");
-		return 1;
-	}
 	/* The command line beats the environment: --dir reads files. */
 	if (!dir && !o.netlink) {
 		const char *env = getenv("MEMSCOPE_NETLINK");
@@ -659,7 +655,8 @@ int main(int argc, char **argv)
 	/* Needs no module: it reads /proc. */
 	if (tool->run == cmd_pmap)
 		return cmd_pmap(&o) ? 1 : 0;
-	if ((o.netlink || tool->run == cmd_monitor) && ms_nl_use())
+	/* monitor reads the groups, or with --dir that directory's events. */
+	if ((o.netlink || (tool->run == cmd_monitor && !dir)) && ms_nl_use())
 		return 1;
 	/* Uses the module when it is there, and says what it missed when not. */
 	if (tool->run == cmd_analyze)

@@ -29,9 +29,14 @@ int ms_nl_read(const char *name, char **data, size_t *len, bool optional);
 /* The histograms' names, as a listing of hist_raw/: a count, or -1. */
 int ms_nl_list_hists(char ***names);
 
-/* The events stream as the multicast groups: the lines of the events file. */
+/*
+ * The events stream as the multicast groups: the lines of the events file.
+ * 0 and *s set; 1 when the family has no groups (a kernel that cannot keep
+ * them to CAP_SYS_ADMIN, where the module registers none: the events file
+ * carries the same events), said to no one; -1 with the error said.
+ */
 struct ms_nl_stream;
-struct ms_nl_stream *ms_nl_stream_open(void);
+int ms_nl_stream_open(struct ms_nl_stream **s);
 /* 1: a line; 0: stop; -1: error */
 int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len);
 void ms_nl_stream_close(struct ms_nl_stream *s);

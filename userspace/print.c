@@ -415,6 +415,6 @@ void print_note(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	print_stderr("", fmt, ap);
+	print_stderr("Note: ", fmt, ap);
 	va_end(ap);
 }

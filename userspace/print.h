@@ -54,7 +54,7 @@ void print_verror(const char *fmt, va_list ap);
 void print_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * What a tool's output is, for a reader at a terminal: to stderr, so that
- * stdout stays data, and without "Warning:", since nothing is wrong.
+ * stdout stays data, as "Note: ...", not "Warning:", since nothing is wrong.
  */
 void print_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

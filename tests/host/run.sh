@@ -134,9 +134,23 @@ t "bad INTERVAL and COUNT are errors" t_badint
 # ---------------------------------------------------------------- netlink
 t_nl_opts() { ms help; has "--netlink" && has "  monitor" &&
 	ms --netlink --dir "$FX/basic" status; rc_is 1 && has_err "Error: --netlink and --dir name two sources" &&
-	ms --dir "$FX/basic" monitor; rc_is 1 && has_err "Error: monitor reads the netlink groups, not files: drop --dir" &&
 	MEMSCOPE_NETLINK=1 ms "${B[@]}" status; rc_is 0 && has "memscope 0.1.0 (cli"; }
 t "--netlink: not with --dir; --dir beats MEMSCOPE_NETLINK; help names it and monitor" t_nl_opts
+# monitor --dir: the events file, as where the kernel has no groups.  JSON
+# typed by each field's meaning: a comm of digits is a string, an unknown
+# number ("-", "unknown") is null; the events no group carries are left out.
+t_monitor_file() { ms --dir "$FX/monitor" -j monitor && rc_is 0 && json_lines &&
+	line_is 1 '{"type":"direct_reclaim","time_ns":1500000000,"pid":1234,"comm":"1234","latency_ns":1720000,"nr_reclaimed":57,"memcg":0}' &&
+	line_is 2 '{"type":"compaction","time_ns":1700000000,"pid":42,"comm":"kcompactd0","latency_ns":2500000,"status":"7"}' &&
+	line_is 3 '{"type":"lost","count":3}' &&
+	line_is 4 '{"type":"oom","time_ns":2000000000,"trigger_pid":500,"trigger_comm":"memhog","victim_pid":501,"victim_comm":"42","pages":65536,"anon_rss_kb":null,"file_rss_kb":null,"shmem_rss_kb":null,"oom_score_adj":-100,"memcg":"-","order":0,"gfp_mask":"0","loadavg":"1.50,1.20,1.00,2/90,600","confirmed":0,"gfp_flags":"none"}' &&
+	line_is 5 '{"type":"memleak","time_ns":2100000000,"report":1,"rank":1,"site":"msleak_kmalloc_site+0x2a/0x90[msleak]","allocs":60,"bytes":15360,"oldest_ms":1234}' &&
+	line_is 6 '{"type":"lost","count":null}' && count_is 6 '"type"' && [ ! -s "$T/err" ] &&
+	ms --dir "$FX/monitor" monitor && rc_is 0 && count_is 4 ' time_ns=' && count_is 2 'lost count=' &&
+	lacks "mmap " && lacks "shm " &&
+	line_is 2 "compaction time_ns=1700000000 pid=42 comm=kcompactd0 latency_ns=2500000 status=7" &&
+	has_err "Warning: 3 events lost" && ! grep -q '^Note' "$T/err"; }
+t "monitor --dir: the events file, JSON typed by field, mmap and shm left out" t_monitor_file
 t_nl_without() {
 	mkdir -p "$T/nolibnl/userspace" &&
 	cli_copy "$T/nolibnl/userspace" &&
@@ -150,9 +164,10 @@ t_nl_without() {
 	M=$T/nolibnl/userspace/memscope ms monitor; rc_is 1 && has_err "Error: $want" &&
 	MEMSCOPE_NETLINK=1 M=$T/nolibnl/userspace/memscope ms faults; rc_is 1 && has_err "Error: $want" &&
 	M=$T/nolibnl/userspace/memscope ms -j monitor; rc_is 1 && has "{\"error\":\"$want" &&
+	M=$T/nolibnl/userspace/memscope ms --dir "$FX/monitor" monitor && rc_is 0 && count_is 4 ' time_ns=' &&
 	M=$T/nolibnl/userspace/memscope ms "${B[@]}" status; rc_is 0
 }
-t "built without libnl (LIBNL=0): --netlink and monitor say so, files still read, no warnings" t_nl_without
+t "built without libnl (LIBNL=0): --netlink and monitor say so, monitor --dir and files still read, no warnings" t_nl_without
 if pkg-config --exists libnl-genl-3.0; then
 	t_nl_nofamily() { ms --netlink status; rc_is 1 &&
 		has_err "Error: the netlink family memscope is not registered" && has_err "modprobe memscope"; }

@@ -13,7 +13,7 @@
  * enabled (BPF Performance Tools, 7.3.2).
  *
  * The table is memleak_size slots in 256 segments, each under its own raw
- * spinlock, held with interrupts off for at most MS_LEAK_PROBES slots: it
+ * spinlock, held with interrupts off for at most MS_LEAK_REACH slots: it
  * never sleeps, never allocates and so never recurses into the allocator,
  * and is correct on PREEMPT_RT.  An allocation that finds no free slot in
  * reach counts in memleak_dropped; a free of a pointer the table does not
@@ -48,7 +48,7 @@
 #include "compat/kmem.h"
 
 #define MS_LEAK_SEGS	256
-#define MS_LEAK_PROBES	16
+#define MS_LEAK_REACH	16
 
 /*
  * A slab allocation's site is its call_site, frames[0].  Page and percpu
@@ -91,12 +91,12 @@ static u32 ms_leak_sample __read_mostly = 1;
 
 /*
  * Open addressing within a segment: a pointer lives in one of the
- * MS_LEAK_PROBES slots from its hash's slot on.  A slot is empty (0, never
+ * MS_LEAK_REACH slots from its hash's slot on.  A slot is empty (0, never
  * used since the last clear), a tombstone (freed: searches go on past it),
  * or holds a pointer.  An insert takes the first empty slot or tombstone,
  * so no pointer ever lies past an empty slot in its window, and every
  * search stops at the first empty one: in a table that is not crowded,
- * after a slot or two instead of all MS_LEAK_PROBES.  A free turns its
+ * after a slot or two instead of all MS_LEAK_REACH.  A free turns its
  * slot empty when the next one is, and the tombstones before it with it.
  */
 #define MS_LEAK_TOMB	1UL	/* ZERO_OR_NULL_PTR: never an allocation */
@@ -191,7 +191,7 @@ static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 		return;
 	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
-	for (i = 0; i < MS_LEAK_PROBES; i++) {
+	for (i = 0; i < MS_LEAK_REACH; i++) {
 		struct ms_leak *e = &seg[(slot + i) & (ms_leak_seg_size - 1)];
 
 		/*
@@ -241,7 +241,7 @@ static void ms_leak_del(unsigned long ptr)
 		return;
 	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
-	for (i = 0; i < MS_LEAK_PROBES; i++) {
+	for (i = 0; i < MS_LEAK_REACH; i++) {
 		unsigned int pos = slot + i, mask = ms_leak_seg_size - 1, j;
 		struct ms_leak *e = &seg[pos & mask];
 
@@ -253,7 +253,7 @@ static void ms_leak_del(unsigned long ptr)
 			e->ptr = MS_LEAK_TOMB;
 		} else {
 			e->ptr = 0;
-			for (j = 1; j < MS_LEAK_PROBES && seg[(pos - j) & mask].ptr == MS_LEAK_TOMB; j++)
+			for (j = 1; j < MS_LEAK_REACH && seg[(pos - j) & mask].ptr == MS_LEAK_TOMB; j++)
 				seg[(pos - j) & mask].ptr = 0;
 		}
 		raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);

@@ -15,7 +15,7 @@
 
 /*
  * Begin timestamps, keyed by task pointer: a fixed table per pair kind,
- * searched by open addressing over MS_PAIR_PROBES slots.
+ * searched by open addressing over MS_PAIR_REACH slots.
  *
  * A slot's owner word is 0 (free), the owning task, or the task with
  * MS_PAIR_BUSY set while that task writes the start time.  Only cmpxchg
@@ -38,7 +38,7 @@
  * ktime_get_ns().  Event time_ns is the same clock.
  */
 #define MS_PAIR_SLOTS		1024	/* per kind, power of two */
-#define MS_PAIR_PROBES		16
+#define MS_PAIR_REACH		16
 #define MS_PAIR_STALE_NS	(30ULL * NSEC_PER_SEC)	/* a long overflows on 32-bit */
 #define MS_PAIR_BUSY		1UL	/* task_struct is at least word aligned */
 
@@ -79,7 +79,7 @@ void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
 	unsigned long me = (unsigned long)current, stale_owner = 0;
 	unsigned int i = ms_pair_hash(me), n;
 
-	for (n = 0; n < MS_PAIR_PROBES; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
+	for (n = 0; n < MS_PAIR_REACH; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
 		struct ms_pair_slot *s = &tbl[i];
 		unsigned long o = smp_load_acquire(&s->owner);
 
@@ -122,7 +122,7 @@ bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
 	unsigned long me = (unsigned long)current;
 	unsigned int i = ms_pair_hash(me), n;
 
-	for (n = 0; n < MS_PAIR_PROBES; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
+	for (n = 0; n < MS_PAIR_REACH; n++, i = (i + 1) & (MS_PAIR_SLOTS - 1)) {
 		struct ms_pair_slot *s = &tbl[i];
 		u64 start;
 

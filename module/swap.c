@@ -144,7 +144,7 @@ static const char *const ms_swapout_owner_targets[] = {
 };
 
 #define MS_SWRES_SEGS	64
-#define MS_SWRES_PROBES	16
+#define MS_SWRES_REACH	16
 #define MS_SWRES_NOROW	U32_MAX
 #define MS_SWAPFREE_MAX	8192	/* SWAPFILE_CLUSTER: a PMD of 64 KiB pages at most */
 
@@ -197,7 +197,7 @@ static struct ms_swres *ms_swres_find(struct ms_swres *seg, unsigned int slot,
 	struct ms_swres *free = NULL, *oldest = NULL;
 	unsigned int i;
 
-	for (i = 0; i < MS_SWRES_PROBES; i++) {
+	for (i = 0; i < MS_SWRES_REACH; i++) {
 		struct ms_swres *e = &seg[(slot + i) & (ms_swres_seg_size - 1)];
 
 		if (e->entry == entry) {

@@ -7,7 +7,7 @@
  * counters, all allocated at load and never grown.
  *
  * Writers (probe context: any context but NMI, never sleeping) find their
- * row by open addressing over at most MS_TABLE_PROBES slots.  A cmpxchg on
+ * row by open addressing over at most MS_TABLE_REACH slots.  A cmpxchg on
  * the key claims a free slot; the claimant, or any writer that finds the
  * row not yet ready, fills the name and publishes it.  Counts go to the
  * writer's own CPU's counters, so the rows every CPU updates (`[anon]`, a
@@ -44,7 +44,7 @@
 
 #include "memscope.h"
 
-#define MS_TABLE_PROBES 32
+#define MS_TABLE_REACH 32
 #define MS_KEY_BUSY (~0ULL)
 
 struct ms_table ms_tables[MS_NR_TABLES] = {
@@ -185,7 +185,7 @@ struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 		key ^= 2;	/* keep the reserved key reserved */
 
 	/* Pass 1: the key, or a free slot for it. */
-	for (n = 0, i = start; n < MS_TABLE_PROBES; n++, i = (i + 1) & mask) {
+	for (n = 0, i = start; n < MS_TABLE_REACH; n++, i = (i + 1) & mask) {
 		u64 k;
 
 		row = &t->rows[i];
@@ -204,7 +204,7 @@ struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 	 * key walk the same slots in the same order, so they agree on it; one
 	 * that finds it busy waits and then finds its key there.
 	 */
-	for (n = 0, i = start; n < MS_TABLE_PROBES; n++, i = (i + 1) & mask) {
+	for (n = 0, i = start; n < MS_TABLE_REACH; n++, i = (i + 1) & mask) {
 		u64 k;
 
 		row = &t->rows[i];

@@ -396,7 +396,7 @@ static void fail_malformed(const char *name, const char *why)
 		ms_dir(), name, why);
 }
 
-int ms_load_stats(struct ms_stats *st)
+int ms_load_stats(struct ms_counters *st)
 {
 	char *data;
 	size_t len;
@@ -418,7 +418,7 @@ int ms_load_stats(struct ms_stats *st)
 
 int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped)
 {
-	struct ms_stats st;
+	struct ms_counters st;
 
 	if (ms_load_stats(&st))
 		return -1;
@@ -429,7 +429,7 @@ int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped)
 	return 0;
 }
 
-int ms_load_table(const char *name, struct ms_table *t)
+int ms_load_table(const char *name, struct ms_rows *t)
 {
 	char *data;
 	size_t len;
@@ -449,7 +449,7 @@ int ms_load_table(const char *name, struct ms_table *t)
 	return 0;
 }
 
-int ms_load_ring(const char *name, struct ms_ring *r, bool optional)
+int ms_load_ring(const char *name, struct ms_records *r, bool optional)
 {
 	char *data;
 	size_t len;
@@ -470,7 +470,7 @@ int ms_load_ring(const char *name, struct ms_ring *r, bool optional)
 	return 0;
 }
 
-int ms_load_hist(const char *name, struct ms_hist *h, bool optional)
+int ms_load_hist(const char *name, struct ms_buckets *h, bool optional)
 {
 	uint64_t reset_count;
 	char *data, *file;
@@ -498,7 +498,7 @@ int ms_load_hist(const char *name, struct ms_hist *h, bool optional)
 	return ret;
 }
 
-int ms_load_probes(struct ms_probes *p, bool optional)
+int ms_load_probes(struct ms_probe_lines *p, bool optional)
 {
 	char *data;
 	size_t len;
@@ -519,7 +519,7 @@ int ms_load_probes(struct ms_probes *p, bool optional)
 	return 0;
 }
 
-bool ms_probe_matches(const struct ms_probe *p, const char *const *patterns)
+bool ms_probe_matches(const struct ms_probe_line *p, const char *const *patterns)
 {
 	const char *target, *colon;
 
@@ -532,7 +532,7 @@ bool ms_probe_matches(const struct ms_probe *p, const char *const *patterns)
 	return false;
 }
 
-static void describe_probe(char *buf, size_t size, const struct ms_probe *p)
+static void describe_probe(char *buf, size_t size, const struct ms_probe_line *p)
 {
 	if (p->st == MS_PROBE_DISABLED)
 		snprintf(buf, size, "probe %s (%s) is disabled, enable it with `echo enable %s > %s/control`",
@@ -555,7 +555,7 @@ static void describe_probe(char *buf, size_t size, const struct ms_probe *p)
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost)
 {
 	static const char *watch[2];
-	struct ms_probes pr;
+	struct ms_probe_lines pr;
 	int ret = 0;
 	size_t i;
 
@@ -565,7 +565,7 @@ int ms_check_optin(const char *tool, const char *family, const char *probe, cons
 	if (ms_load_probes(&pr, true))
 		return 0;	/* no probes file: the data files will tell */
 	for (i = 0; i < pr.n; i++) {
-		const struct ms_probe *p = &pr.v[i];
+		const struct ms_probe_line *p = &pr.v[i];
 
 		if (strcmp(p->name, probe))
 			continue;
@@ -597,7 +597,7 @@ int ms_check_optin(const char *tool, const char *family, const char *probe, cons
  */
 int ms_check_probes(const char *tool, const char *const *patterns)
 {
-	struct ms_probes pr;
+	struct ms_probe_lines pr;
 	size_t i, matched = 0, usable = 0, ran = 0;
 	char msg[512], first[512] = "";
 

@@ -11,14 +11,14 @@
  * bucket a 16-wide label, an 8-wide count and a 52-wide bar scaled to the
  * largest bucket. JSON gets inclusive min/max per bucket, as bpftrace -f json.
  */
-void ms_print_hist(const char *name, const struct ms_hist *h)
+void ms_print_hist(const char *name, const struct ms_buckets *h)
 {
 	char label[48], bar[BAR_WIDTH + 1];
 	uint64_t max = 0, lo, hi;
 	int i, first = -1, last = -1;
 	size_t w;
 
-	for (i = 0; i < MS_HIST_SLOTS; i++) {
+	for (i = 0; i < MS_HIST_BUCKETS; i++) {
 		if (!h->slot[i])
 			continue;
 		if (first < 0)
@@ -55,14 +55,14 @@ void ms_print_hist(const char *name, const struct ms_hist *h)
 	close_json_object();
 }
 
-int ms_hist_median_slot(const struct ms_hist *h)
+int ms_hist_median_slot(const struct ms_buckets *h)
 {
 	uint64_t n = 0, seen = 0;
 	int i;
 
-	for (i = 0; i < MS_HIST_SLOTS; i++)
+	for (i = 0; i < MS_HIST_BUCKETS; i++)
 		n += h->slot[i];
-	for (i = 0; n && i < MS_HIST_SLOTS; i++) {
+	for (i = 0; n && i < MS_HIST_BUCKETS; i++) {
 		seen += h->slot[i];
 		if (seen >= (n + 1) / 2)
 			return i;

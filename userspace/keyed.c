@@ -6,12 +6,12 @@
 
 #include "memscope.h"
 
-bool ms_reset_between(const struct ms_stats *now, const struct ms_stats *prev)
+bool ms_reset_between(const struct ms_counters *now, const struct ms_counters *prev)
 {
 	return prev && ms_stats_val(now, "reset_count") != ms_stats_val(prev, "reset_count");
 }
 
-uint64_t ms_stat_delta(const struct ms_stats *now, const struct ms_stats *prev,
+uint64_t ms_stat_delta(const struct ms_counters *now, const struct ms_counters *prev,
 		       const char *key)
 {
 	uint64_t n = ms_stats_val(now, key), p = prev ? ms_stats_val(prev, key) : 0;
@@ -86,7 +86,7 @@ static void merge_duplicates(struct ms_keyed *k)
 int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 		  const char *const *valcols, int nvals, struct ms_keyed *k)
 {
-	struct ms_table t;
+	struct ms_rows t;
 	int kc, lc = -1, vc[MS_KEYED_VALS], j;
 	unsigned int bad = 0;
 	size_t r;

@@ -89,11 +89,11 @@ uint64_t ms_memleak_sample(void);
 char *ms_path(const char *name);		/* caller frees */
 int ms_read(const char *name, char **data, size_t *len);
 int ms_read_optional(const char *name, char **data, size_t *len);
-int ms_load_stats(struct ms_stats *st);
-int ms_load_table(const char *name, struct ms_table *t);
-int ms_load_ring(const char *name, struct ms_ring *r, bool optional);
-int ms_load_hist(const char *name, struct ms_hist *h, bool optional);
-int ms_load_probes(struct ms_probes *p, bool optional);
+int ms_load_stats(struct ms_counters *st);
+int ms_load_table(const char *name, struct ms_rows *t);
+int ms_load_ring(const char *name, struct ms_records *r, bool optional);
+int ms_load_hist(const char *name, struct ms_buckets *h, bool optional);
+int ms_load_probes(struct ms_probe_lines *p, bool optional);
 void ms_warn_diag(const char *name, const struct ms_diag *d);
 /*
  * Check the probes a tool depends on (fnmatch patterns on probe name or
@@ -103,7 +103,7 @@ void ms_warn_diag(const char *name, const struct ms_diag *d);
 int ms_check_probes(const char *tool, const char *const *patterns);
 /* tool: the command to run again; family: what `enable` takes */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost);
-bool ms_probe_matches(const struct ms_probe *p, const char *const *patterns);
+bool ms_probe_matches(const struct ms_probe_line *p, const char *const *patterns);
 bool ms_module_loaded(void);
 void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* calloc() and strdup() that print the error and exit when memory is out */
@@ -200,17 +200,17 @@ bool ms_keyed_cgroup_match(const struct ms_krow *r, const struct ms_opts *o);
  * which reset_count tells; a smaller value without one is a swap-in the
  * zswap probe is taking back (docs/debugfs.md), so no change.
  */
-uint64_t ms_stat_delta(const struct ms_stats *now, const struct ms_stats *prev,
+uint64_t ms_stat_delta(const struct ms_counters *now, const struct ms_counters *prev,
 		       const char *key);
-bool ms_reset_between(const struct ms_stats *now, const struct ms_stats *prev);
+bool ms_reset_between(const struct ms_counters *now, const struct ms_counters *prev);
 int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped);
 /* One line when events found a table full between prev and now. */
 void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev);
 
 /* hist.c: bpftrace's histogram layout, or JSON buckets */
-void ms_print_hist(const char *name, const struct ms_hist *h);
+void ms_print_hist(const char *name, const struct ms_buckets *h);
 /* The slot that holds the median sample, or -1 for an empty histogram. */
-int ms_hist_median_slot(const struct ms_hist *h);
+int ms_hist_median_slot(const struct ms_buckets *h);
 
 /* tools/oomkill.c: BCC's two-line OOM kill report (also used by top) */
 void ms_print_oom(const struct ms_record *r);

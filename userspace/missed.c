@@ -27,7 +27,7 @@ void ms_missed_watch(const char *const *patterns)
 /* The watched probes' missed counts now; none watched or no file: n = 0. */
 void ms_missed_snapshot(struct ms_missed *m)
 {
-	struct ms_probes pr;
+	struct ms_probe_lines pr;
 	size_t i;
 
 	memset(m, 0, sizeof(*m));

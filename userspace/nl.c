@@ -726,7 +726,7 @@ static const struct {
 
 static int load_dropped(uint64_t *v)
 {
-	struct ms_stats st;
+	struct ms_counters st;
 
 	if (ms_load_stats(&st))
 		return -1;

@@ -181,7 +181,7 @@ static bool is_name(const char *s, bool allow_dash)
 
 /* ---------------------------------------------------------------- stats */
 
-int ms_parse_stats(const char *data, size_t len, struct ms_stats *st)
+int ms_parse_stats(const char *data, size_t len, struct ms_counters *st)
 {
 	struct lines l;
 	char *line, *tok[3];
@@ -216,7 +216,7 @@ int ms_parse_stats(const char *data, size_t len, struct ms_stats *st)
 			continue;
 		}
 		if (st->n == cap) {
-			struct ms_stat *nv;
+			struct ms_counter *nv;
 
 			cap = cap ? cap * 2 : 64;
 			nv = xrealloc(st->v, cap, sizeof(*nv));
@@ -237,7 +237,7 @@ int ms_parse_stats(const char *data, size_t len, struct ms_stats *st)
 	return 0;
 }
 
-bool ms_stats_get(const struct ms_stats *st, const char *key, uint64_t *val)
+bool ms_stats_get(const struct ms_counters *st, const char *key, uint64_t *val)
 {
 	size_t i;
 
@@ -250,7 +250,7 @@ bool ms_stats_get(const struct ms_stats *st, const char *key, uint64_t *val)
 	return false;
 }
 
-uint64_t ms_stats_val(const struct ms_stats *st, const char *key)
+uint64_t ms_stats_val(const struct ms_counters *st, const char *key)
 {
 	uint64_t v = 0;
 
@@ -258,7 +258,7 @@ uint64_t ms_stats_val(const struct ms_stats *st, const char *key)
 	return v;
 }
 
-void ms_stats_free(struct ms_stats *st)
+void ms_stats_free(struct ms_counters *st)
 {
 	free(st->v);
 	free(st->store);
@@ -269,13 +269,13 @@ void ms_stats_free(struct ms_stats *st)
 
 /* --------------------------------------------------------------- probes */
 
-int ms_parse_probes(const char *data, size_t len, struct ms_probes *p)
+int ms_parse_probes(const char *data, size_t len, struct ms_probe_lines *p)
 {
 	struct lines l;
 	char *line, *tok[6];
 	bool binary;
 	size_t n, cap = 0;
-	struct ms_probe pr;
+	struct ms_probe_line pr;
 
 	memset(p, 0, sizeof(*p));
 	if (lines_init(&l, data, len)) {
@@ -314,7 +314,7 @@ int ms_parse_probes(const char *data, size_t len, struct ms_probes *p)
 			pr.st = MS_PROBE_UNKNOWN;
 		}
 		if (p->n == cap) {
-			struct ms_probe *nv;
+			struct ms_probe_line *nv;
 
 			cap = cap ? cap * 2 : 16;
 			nv = xrealloc(p->v, cap, sizeof(*nv));
@@ -329,7 +329,7 @@ int ms_parse_probes(const char *data, size_t len, struct ms_probes *p)
 	return 0;
 }
 
-void ms_probes_free(struct ms_probes *p)
+void ms_probes_free(struct ms_probe_lines *p)
 {
 	free(p->v);
 	free(p->store);
@@ -338,7 +338,7 @@ void ms_probes_free(struct ms_probes *p)
 
 /* --------------------------------------------------------------- tables */
 
-int ms_parse_table(const char *data, size_t len, struct ms_table *t)
+int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 {
 	struct lines l;
 	char *line, *tok[MS_MAX_FIELDS + 1];
@@ -425,7 +425,7 @@ int ms_parse_table(const char *data, size_t len, struct ms_table *t)
 	return 0;
 }
 
-int ms_table_col(const struct ms_table *t, const char *name)
+int ms_table_col(const struct ms_rows *t, const char *name)
 {
 	size_t i;
 
@@ -435,14 +435,14 @@ int ms_table_col(const struct ms_table *t, const char *name)
 	return -1;
 }
 
-const char *ms_table_cell(const struct ms_table *t, size_t row, size_t col)
+const char *ms_table_cell(const struct ms_rows *t, size_t row, size_t col)
 {
 	if (row >= t->nrows || col >= t->ncols)
 		return NULL;
 	return t->cells[row * t->ncols + col];
 }
 
-void ms_table_free(struct ms_table *t)
+void ms_table_free(struct ms_rows *t)
 {
 	free(t->cols);
 	free(t->cells);
@@ -528,7 +528,7 @@ void ms_record_free(struct ms_record *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int ms_parse_ring(const char *data, size_t len, struct ms_ring *ring)
+int ms_parse_ring(const char *data, size_t len, struct ms_records *ring)
 {
 	struct lines l;
 	char *line;
@@ -572,7 +572,7 @@ int ms_parse_ring(const char *data, size_t len, struct ms_ring *ring)
 	return 0;
 }
 
-void ms_ring_free(struct ms_ring *ring)
+void ms_ring_free(struct ms_records *ring)
 {
 	size_t i;
 
@@ -590,7 +590,7 @@ static int hist_slot(uint64_t lo, uint64_t hi)
 	uint64_t l, h;
 	int k;
 
-	for (k = 0; k < MS_HIST_SLOTS; k++) {
+	for (k = 0; k < MS_HIST_BUCKETS; k++) {
 		ms_hist_bounds(k, &l, &h);
 		if (l == lo && h == hi)
 			return k;
@@ -599,11 +599,11 @@ static int hist_slot(uint64_t lo, uint64_t hi)
 }
 
 /* hist_raw/: "# count N sum S", then "lo hi count" per non-empty bucket. */
-int ms_parse_hist(const char *data, size_t len, struct ms_hist *h)
+int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h)
 {
 	struct lines l;
 	char *line, *tok[4];
-	bool binary, seen[MS_HIST_SLOTS] = { false };
+	bool binary, seen[MS_HIST_BUCKETS] = { false };
 	uint64_t lo, hi, v, total = 0;
 	size_t n;
 	int slot;
@@ -685,15 +685,15 @@ void ms_hist_label(int slot, char *buf, size_t size)
 	snprintf(buf, size, "[%s, %s)", lo, hi);
 }
 
-void ms_hist_delta(const struct ms_hist *now, const struct ms_hist *prev,
-		   struct ms_hist *out)
+void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
+		   struct ms_buckets *out)
 {
 	int i;
 
 	*out = *now;
 	if (!prev || now->reset_count != prev->reset_count)
 		return;		/* reset in between: all of now is since then */
-	for (i = 0; i < MS_HIST_SLOTS; i++)
+	for (i = 0; i < MS_HIST_BUCKETS; i++)
 		out->slot[i] = now->slot[i] >= prev->slot[i] ? now->slot[i] - prev->slot[i] : 0;
 	out->count = now->count >= prev->count ? now->count - prev->count : 0;
 	out->sum = now->sum >= prev->sum ? now->sum - prev->sum : 0;

@@ -18,7 +18,7 @@
 #define MS_MAX_STATS	4096
 #define MS_MAX_ROWS	(1u << 20)
 #define MS_MAX_FIELDS	64
-#define MS_HIST_SLOTS	65	/* [0], [1], then [2^k, 2^(k+1)) for k = 1..63 */
+#define MS_HIST_BUCKETS	65	/* [0], [1], then [2^k, 2^(k+1)) for k = 1..63 */
 
 struct ms_diag {
 	unsigned int skipped;		/* malformed lines ignored */
@@ -26,44 +26,44 @@ struct ms_diag {
 	char msg[160];			/* why the whole file was refused */
 };
 
-struct ms_stat {
+struct ms_counter {
 	char *key;
 	uint64_t value;
 };
 
-struct ms_stats {
-	struct ms_stat *v;
+struct ms_counters {
+	struct ms_counter *v;
 	size_t n;
 	char *store;
 	struct ms_diag diag;
 };
 
-enum ms_probe_state {
+enum ms_attach_state {
 	MS_PROBE_ATTACHED,
 	MS_PROBE_DISABLED,
 	MS_PROBE_UNAVAILABLE,
 	MS_PROBE_UNKNOWN,
 };
 
-struct ms_probe {
+struct ms_probe_line {
 	char *name;
 	char *target;
 	char *state;		/* as printed: attached, disabled, unavailable:x */
 	const char *reason;	/* the part after "unavailable:", or "" */
-	enum ms_probe_state st;
+	enum ms_attach_state st;
 	uint64_t hits;
 	uint64_t missed;
 };
 
-struct ms_probes {
-	struct ms_probe *v;
+struct ms_probe_lines {
+	struct ms_probe_line *v;
 	size_t n;
 	char *store;
 	struct ms_diag diag;
 };
 
 /* A '#' header naming the columns, then rows of exactly that many fields. */
-struct ms_table {
+struct ms_rows {
 	char **cols;
 	size_t ncols;
 	char **cells;		/* nrows * ncols, unescaped */
@@ -85,14 +85,14 @@ struct ms_record {
 	char *store;
 };
 
-struct ms_ring {
+struct ms_records {
 	struct ms_record *v;
 	size_t n;
 	struct ms_diag diag;
 };
 
-struct ms_hist {
-	uint64_t slot[MS_HIST_SLOTS];
+struct ms_buckets {
+	uint64_t slot[MS_HIST_BUCKETS];
 	bool has_totals;	/* a "# count N sum S" line was present */
 	uint64_t count;		/* from that line, else the sum of the slots */
 	uint64_t sum;
@@ -105,18 +105,18 @@ bool ms_parse_i64(const char *s, int64_t *out);
 /* In-place seq_escape octal unescape; returns the new length. */
 size_t ms_unescape(char *s);
 
-int ms_parse_stats(const char *data, size_t len, struct ms_stats *st);
-bool ms_stats_get(const struct ms_stats *st, const char *key, uint64_t *val);
-uint64_t ms_stats_val(const struct ms_stats *st, const char *key);
-void ms_stats_free(struct ms_stats *st);
+int ms_parse_stats(const char *data, size_t len, struct ms_counters *st);
+bool ms_stats_get(const struct ms_counters *st, const char *key, uint64_t *val);
+uint64_t ms_stats_val(const struct ms_counters *st, const char *key);
+void ms_stats_free(struct ms_counters *st);
 
-int ms_parse_probes(const char *data, size_t len, struct ms_probes *p);
-void ms_probes_free(struct ms_probes *p);
+int ms_parse_probes(const char *data, size_t len, struct ms_probe_lines *p);
+void ms_probes_free(struct ms_probe_lines *p);
 
-int ms_parse_table(const char *data, size_t len, struct ms_table *t);
-int ms_table_col(const struct ms_table *t, const char *name);
-const char *ms_table_cell(const struct ms_table *t, size_t row, size_t col);
-void ms_table_free(struct ms_table *t);
+int ms_parse_table(const char *data, size_t len, struct ms_rows *t);
+int ms_table_col(const struct ms_rows *t, const char *name);
+const char *ms_table_cell(const struct ms_rows *t, size_t row, size_t col);
+void ms_table_free(struct ms_rows *t);
 
 int ms_parse_record(const char *line, size_t len, bool typed, struct ms_record *r);
 const char *ms_rec_get(const struct ms_record *r, const char *key);
@@ -124,16 +124,16 @@ bool ms_rec_u64(const struct ms_record *r, const char *key, uint64_t *v);
 bool ms_rec_i64(const struct ms_record *r, const char *key, int64_t *v);
 void ms_record_free(struct ms_record *r);
 
-int ms_parse_ring(const char *data, size_t len, struct ms_ring *ring);
-void ms_ring_free(struct ms_ring *ring);
+int ms_parse_ring(const char *data, size_t len, struct ms_records *ring);
+void ms_ring_free(struct ms_records *ring);
 
-int ms_parse_hist(const char *data, size_t len, struct ms_hist *h);
+int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h);
 /* Inclusive bounds of a slot, as bpftrace's JSON prints them. */
 void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi);
 /* Label of a slot in bpftrace's text layout: "[0]", "[256, 512)", "[1K, 2K)". */
 void ms_hist_label(int slot, char *buf, size_t size);
 /* now - prev, slot by slot, or all of now when reset_count moved between. */
-void ms_hist_delta(const struct ms_hist *now, const struct ms_hist *prev,
-		   struct ms_hist *out);
+void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
+		   struct ms_buckets *out);
 
 #endif /* MEMSCOPE_PARSE_H */

@@ -17,7 +17,7 @@ struct proc_ctx {
 };
 
 struct proc_snap {
-	struct ms_stats stats;
+	struct ms_counters stats;
 	struct ms_keyed rows;
 };
 

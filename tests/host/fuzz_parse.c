@@ -33,12 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *d = (const char *)data;
-	struct ms_stats st;
-	struct ms_probes pr;
-	struct ms_table t;
-	struct ms_ring ring;
+	struct ms_counters st;
+	struct ms_probe_lines pr;
+	struct ms_rows t;
+	struct ms_records ring;
 	struct ms_record rec;
-	struct ms_hist h, h2, delta;
+	struct ms_buckets h, h2, delta;
 	char label[64], *copy;
 	uint64_t lo, hi, v;
 	size_t i, j;
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	if (ms_parse_hist(d, size, &h) == 0) {
-		for (k = 0; k < MS_HIST_SLOTS; k++) {
+		for (k = 0; k < MS_HIST_BUCKETS; k++) {
 			if (!h.slot[k])
 				continue;
 			ms_hist_label(k, label, sizeof(label));

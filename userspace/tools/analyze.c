@@ -46,7 +46,7 @@ struct an_cg {
 
 struct an_snap {
 	double t;
-	struct ms_stats vm;		/* /proc/vmstat */
+	struct ms_counters vm;		/* /proc/vmstat */
 	uint64_t mem_total_kb, mem_avail_kb, swap_total_kb, swap_free_kb;
 	bool psi;
 	uint64_t psi_some_us, psi_full_us;
@@ -56,14 +56,14 @@ struct an_snap {
 	struct an_cg *cgs;
 	size_t ncgs;
 	/* the module's */
-	struct ms_stats st;
+	struct ms_counters st;
 	struct ms_keyed by_pid, by_file, swapins;
-	struct ms_hist swres;		/* hist_raw/swap_residency_ns */
+	struct ms_buckets swres;		/* hist_raw/swap_residency_ns */
 	bool have_swres;
-	struct ms_table leak;
+	struct ms_rows leak;
 	bool have_leak;
 	bool leak_bad;			/* memleak there but unreadable */
-	struct ms_ring oom;
+	struct ms_records oom;
 };
 
 struct an_finding {
@@ -543,7 +543,7 @@ static void sec_swap(struct an_ctx *c, const struct an_snap *a, const struct an_
 		close_json_array();
 	}
 	if (c->module && a->have_swres && b->have_swres) {
-		struct ms_hist d;
+		struct ms_buckets d;
 		uint64_t lo, hi;
 		char l[16], h[16];
 		int m;

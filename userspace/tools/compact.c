@@ -14,8 +14,8 @@
 #define HEADER_EVERY 20
 
 struct compact_snap {
-	struct ms_stats stats;
-	struct ms_hist hist;
+	struct ms_counters stats;
+	struct ms_buckets hist;
 	bool has_hist;
 };
 
@@ -56,7 +56,7 @@ fail:
 
 static void print_compaction_events(void)
 {
-	struct ms_ring ring;
+	struct ms_records ring;
 	char hms[16];
 	uint64_t t, lat;
 	size_t i;
@@ -95,7 +95,7 @@ static int compact_report(void *p, const void *pv, const void *nv, double dt)
 {
 	struct compact_ctx *c = p;
 	const struct compact_snap *prev = pv, *now = nv;
-	const struct ms_stats *ps = prev ? &prev->stats : NULL;
+	const struct ms_counters *ps = prev ? &prev->stats : NULL;
 	uint64_t n = ms_stat_delta(&now->stats, ps, "compaction_count");
 	uint64_t ns = ms_stat_delta(&now->stats, ps, "compaction_ns");
 	char hms[16];
@@ -120,7 +120,7 @@ static int compact_report(void *p, const void *pv, const void *nv, double dt)
 static int compact_finish(void *p, const void *fv, const void *lv)
 {
 	const struct compact_snap *first = fv, *last = lv;
-	struct ms_hist d;
+	struct ms_buckets d;
 
 	(void)p;
 	if (!last->has_hist)

@@ -76,7 +76,7 @@ int cmd_drsnoop(const struct ms_opts *o)
 		"direct_reclaim*", "mm_vmscan_direct_reclaim_*", NULL
 	};
 	struct drsnoop_ctx c = { .o = o };
-	struct ms_ring ring;
+	struct ms_records ring;
 	size_t i;
 	int ret = 0;
 

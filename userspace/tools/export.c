@@ -211,7 +211,7 @@ static void free_names(char **v, int n)
 	free(v);
 }
 
-static void prom_hist(FILE *fp, const char *name, const struct ms_hist *h)
+static void prom_hist(FILE *fp, const char *name, const struct ms_buckets *h)
 {
 	char metric[256];
 	bool ns = ends_with(name, "_ns");
@@ -231,7 +231,7 @@ static void prom_hist(FILE *fp, const char *name, const struct ms_hist *h)
 		fprintf(fp, "memscope_%s_bucket{le=\"%.12g\"} %llu\n", metric,
 			(double)hi / scale, (unsigned long long)cum);
 	}
-	for (; i < MS_HIST_SLOTS; i++)
+	for (; i < MS_HIST_BUCKETS; i++)
 		cum += h->slot[i];
 	/* +Inf must equal _count and never fall below the last bucket */
 	count = h->count > cum ? h->count : cum;
@@ -286,14 +286,14 @@ static void prom_value(FILE *fp, uint64_t v, bool seconds)
 }
 
 /* A row's value in column c, 0 if it does not parse. */
-static uint64_t cell_u64(const struct ms_table *t, size_t row, size_t c)
+static uint64_t cell_u64(const struct ms_rows *t, size_t row, size_t c)
 {
 	uint64_t v;
 
 	return ms_parse_u64(t->cells[row * t->ncols + c], &v) ? v : 0;
 }
 
-static const struct ms_table *sort_table;
+static const struct ms_rows *sort_table;
 static size_t sort_col;
 
 static int cmp_rows_desc(const void *a, const void *b)
@@ -310,7 +310,7 @@ static int cmp_rows_desc(const void *a, const void *b)
  * a host has.  Each value column's rows beyond the top are summed in
  * memscope_<table>_<col>_rest, so totals still add up.
  */
-static int prom_table(FILE *fp, const char *name, const struct ms_table *t, uint64_t top)
+static int prom_table(FILE *fp, const char *name, const struct ms_rows *t, uint64_t top)
 {
 	char metric[300], rest[300];
 	size_t c, l, k, n, first = t->ncols, *order;
@@ -371,7 +371,7 @@ static int prom_tables(FILE *fp, uint64_t top)
 {
 	size_t i, rows[sizeof(tables) / sizeof(tables[0])];
 	bool have[sizeof(tables) / sizeof(tables[0])] = { false };
-	struct ms_table t;
+	struct ms_rows t;
 	size_t rlen;
 	char *raw;
 	int r;
@@ -463,9 +463,9 @@ out:
 
 static int export_prometheus(uint64_t top, const char *textfile)
 {
-	struct ms_stats st;
-	struct ms_probes pr;
-	struct ms_hist h;
+	struct ms_counters st;
+	struct ms_probe_lines pr;
+	struct ms_buckets h;
 	char metric[256], **names, *data, *file;
 	const char *help;
 	size_t i, len;
@@ -567,9 +567,9 @@ fail:
 /* -j: the same data as one JSON object */
 static int export_json(void)
 {
-	struct ms_stats st;
-	struct ms_probes pr;
-	struct ms_hist h;
+	struct ms_counters st;
+	struct ms_probe_lines pr;
+	struct ms_buckets h;
 	char **names;
 	size_t i;
 	int n, k, r;

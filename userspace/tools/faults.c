@@ -10,9 +10,9 @@
 static const char *const fault_probes[] = { "faults*", NULL };
 
 struct faults_snap {
-	struct ms_stats stats;
+	struct ms_counters stats;
 	struct ms_keyed rows;
-	struct ms_hist hist;
+	struct ms_buckets hist;
 	bool has_hist;
 };
 
@@ -63,8 +63,8 @@ fail:
 	return NULL;
 }
 
-static void print_totals(const struct faults_ctx *c, const struct ms_stats *now,
-			 const struct ms_stats *prev)
+static void print_totals(const struct faults_ctx *c, const struct ms_counters *now,
+			 const struct ms_counters *prev)
 {
 	static const char *const keys[] = {
 		"faults", "faults_user", "faults_kernel", "faults_anon", "faults_file",
@@ -175,7 +175,7 @@ static int faults_finish(void *p, const void *fv, const void *lv)
 {
 	const struct faults_ctx *c = p;
 	const struct faults_snap *first = fv, *last = lv;
-	struct ms_hist d;
+	struct ms_buckets d;
 
 	if (c->by_file || !c->o->hist || !last->has_hist)
 		return 0;

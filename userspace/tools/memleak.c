@@ -20,8 +20,8 @@ struct leak_row {
 
 struct leak_snap {
 	uint64_t sample;	/* 1 in this many allocations tracked */
-	struct ms_table t;
-	struct ms_stats st;
+	struct ms_rows t;
+	struct ms_counters st;
 	struct leak_row *rows;
 	size_t n;
 };

@@ -149,7 +149,7 @@ static int oom_event(void *ctx, const struct ms_record *r)
 static int oom_recover(void *ctx)
 {
 	struct oom_follow *f = ctx;
-	struct ms_ring ring;
+	struct ms_records ring;
 	uint64_t seq;
 	size_t i;
 
@@ -169,7 +169,7 @@ static int oom_recover(void *ctx)
  */
 static int oom_baseline(struct oom_follow *f)
 {
-	struct ms_ring ring;
+	struct ms_records ring;
 	uint64_t seq;
 	size_t i;
 	int ret;
@@ -186,7 +186,7 @@ static int oom_baseline(struct oom_follow *f)
 
 static int oom_last(void)
 {
-	struct ms_ring ring;
+	struct ms_records ring;
 	size_t i;
 
 	if (ms_load_ring("oom", &ring, false))

@@ -109,7 +109,7 @@ int ms_check_format(void)
 int cmd_status(const struct ms_opts *o)
 {
 	struct version_info vi;
-	struct ms_probes pr;
+	struct ms_probe_lines pr;
 	size_t i, wn = 5, wt = 6, ws = 5;
 	char fmt[32];
 
@@ -150,7 +150,7 @@ int cmd_status(const struct ms_opts *o)
 	print_fp(" %12s %10s\n", "HITS", "MISSED");
 	open_json_array("probes");
 	for (i = 0; i < pr.n; i++) {
-		const struct ms_probe *p = &pr.v[i];
+		const struct ms_probe_line *p = &pr.v[i];
 		static const char *const names[] = { "attached", "disabled", "unavailable", "unknown" };
 
 		open_json_object(NULL);

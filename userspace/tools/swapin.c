@@ -16,9 +16,9 @@
  * back (the book's exercise 7.10), per owner and as a histogram.
  */
 struct res_snap {
-	struct ms_stats stats;
+	struct ms_counters stats;
 	struct ms_keyed rows;		/* swapouts swapins median_ns */
-	struct ms_hist hist;
+	struct ms_buckets hist;
 };
 
 static void res_free(void *p)
@@ -64,7 +64,7 @@ static int res_report(void *p, const void *pv, const void *nv, double dt)
 {
 	const struct ms_opts *o = p;
 	const struct res_snap *prev = pv, *now = nv;
-	const struct ms_stats *ps = prev ? &prev->stats : NULL;
+	const struct ms_counters *ps = prev ? &prev->stats : NULL;
 	char lo[16], hi[16], range[40];
 	struct ms_keyed d;
 	size_t i;
@@ -127,7 +127,7 @@ static int res_report(void *p, const void *pv, const void *nv, double dt)
 static int res_finish(void *p, const void *fv, const void *lv)
 {
 	const struct res_snap *first = fv, *last = lv;
-	struct ms_hist d;
+	struct ms_buckets d;
 
 	(void)p;
 	ms_hist_delta(&last->hist, first ? &first->hist : NULL, &d);

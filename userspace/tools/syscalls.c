@@ -54,7 +54,7 @@ static const char *rec_str(const struct ms_record *r, const char *key)
 static int snoop_run(struct snoop_ctx *c, const char *type, const char *what,
 		     void (*header)(const struct ms_opts *o), ms_event_fn fn)
 {
-	struct ms_ring ring;
+	struct ms_records ring;
 	size_t i;
 	int ret = 0;
 

@@ -14,10 +14,10 @@
 #define TOP_N 5
 
 struct top_snap {
-	struct ms_stats stats;
+	struct ms_counters stats;
 	struct ms_keyed procs;
 	struct ms_keyed files;
-	struct ms_ring oom;
+	struct ms_records oom;
 	bool has_oom;
 };
 
@@ -120,7 +120,7 @@ fail:
 	return NULL;
 }
 
-static double rate(const struct ms_stats *now, const struct ms_stats *prev,
+static double rate(const struct ms_counters *now, const struct ms_counters *prev,
 		   const char *key, double dt, double scale)
 {
 	uint64_t d = ms_stat_delta(now, prev, key);

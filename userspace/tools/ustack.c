@@ -79,7 +79,7 @@ struct srow {
 struct ssnap {
 	struct srow *rows;
 	size_t n;
-	struct ms_stats stats;
+	struct ms_counters stats;
 };
 
 struct stacks_ctx {
@@ -418,7 +418,7 @@ static void *snap_take(void *p)
 	struct stacks_ctx *c = p;
 	struct ssnap *s = ms_xcalloc(1, sizeof(*s));
 	int cpid, ccomm, ccount, cdepth, cstack;
-	struct ms_table t;
+	struct ms_rows t;
 	size_t i;
 
 	if (ms_load_stats(&s->stats) || ms_load_table(c->file, &t)) {

@@ -19,8 +19,8 @@ static const char *const reclaim_hists[] = {
 #define NRECLAIM_HISTS 3
 
 struct vmscan_snap {
-	struct ms_stats stats;
-	struct ms_hist hist[NRECLAIM_HISTS];
+	struct ms_counters stats;
+	struct ms_buckets hist[NRECLAIM_HISTS];
 	bool has_hist[NRECLAIM_HISTS];
 };
 
@@ -65,7 +65,7 @@ static int vmscan_report(void *p, const void *pv, const void *nv, double dt)
 {
 	struct vmscan_ctx *c = p;
 	const struct vmscan_snap *prev = pv, *now = nv;
-	const struct ms_stats *ps = prev ? &prev->stats : NULL;
+	const struct ms_counters *ps = prev ? &prev->stats : NULL;
 	char hms[16];
 
 	/* the book's vmscan.bt table; the header repeats every 20 rows */
@@ -102,7 +102,7 @@ static int vmscan_report(void *p, const void *pv, const void *nv, double dt)
 static int vmscan_finish(void *p, const void *fv, const void *lv)
 {
 	const struct vmscan_snap *first = fv, *last = lv;
-	struct ms_hist d;
+	struct ms_buckets d;
 	int i;
 
 	(void)p;

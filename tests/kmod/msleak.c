@@ -42,8 +42,9 @@
 #define MAX_OBJS 4096
 
 /* A size between kmalloc's classes (100) tells bytes asked from bytes given. */
-static int kmalloc_size = 256;
-module_param(kmalloc_size, int, 0400);
+/* Not "kmalloc_size": older kernels (4.9) have a function of that name. */
+static int kmalloc_bytes = 256;
+module_param_named(kmalloc_size, kmalloc_bytes, int, 0400);
 
 static int kmallocs = 100, kfrees = 40, cache_allocs = 30, cache_frees = 10;
 module_param(kmallocs, int, 0400);
@@ -129,7 +130,7 @@ static void msleak_ctor(void *obj)
 /* The store after the call keeps it from being a tail call. */
 static noinline int msleak_kmalloc_site(int i)
 {
-	kobjs[i] = kmalloc(kmalloc_size, GFP_KERNEL);
+	kobjs[i] = kmalloc(kmalloc_bytes, GFP_KERNEL);
 	return kobjs[i] ? 0 : -ENOMEM;
 }
 
@@ -254,7 +255,7 @@ static int __init msleak_init(void)
 		cobjs[i] = NULL;
 	}
 	pr_info("msleak: outstanding %d x %d bytes at msleak_kmalloc_site, %d x 200 at msleak_cache_site, %d x 4096 + %d x 16384 at msleak_pages_site, %d x 64 per CPU at msleak_percpu_site, %d x 128 at msleak_irq_site, %d x 96 at msleak_lost_site\n",
-		kmallocs - kfrees, kmalloc_size, cache_allocs - cache_frees, pages0 - pfrees0, pages2 - pfrees2,
+		kmallocs - kfrees, kmalloc_bytes, cache_allocs - cache_frees, pages0 - pfrees0, pages2 - pfrees2,
 		pcpus - pcpufrees, irqobjs, lost);
 	return 0;
 nomem:

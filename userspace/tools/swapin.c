@@ -155,8 +155,15 @@ static int cmd_swap_residency(const struct ms_opts *o)
 		"try_to_unmap_one", "swap_range_free", NULL
 	};
 
+	/* The numbers come from both sets: both are watched for misses. */
+	static const char *const all[] = {
+		"swapout", "__swap_writepage", "swapin", "swapout_owner", "swapfree",
+		"swap_read_folio", "swap_readpage", "try_to_unmap_one", "swap_range_free", NULL
+	};
+
 	if (ms_check_probes("swapin --residency", out) || ms_check_probes("swapin --residency", in))
 		return 1;
+	ms_missed_watch(all);
 	return ms_run_interval(o, &res_ops, (void *)o);
 }
 

@@ -529,7 +529,7 @@ t_textfile() {
 	ne=$!
 	python3 - "$port" > "$T/scrape" <<'PY'
 import sys, time, urllib.request
-for _ in range(100):
+for _ in range(300):
     try:
         print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())
         break

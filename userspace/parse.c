@@ -341,7 +341,8 @@ void ms_probes_free(struct ms_probe_lines *p)
 int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 {
 	struct lines l;
-	char *line, *tok[MS_MAX_FIELDS + 1];
+	/* A header's "#", up to MS_MAX_FIELDS names, and one more: too many */
+	char *line, *tok[MS_MAX_FIELDS + 2];
 	bool binary;
 	size_t n, i, cap = 0;
 
@@ -361,7 +362,7 @@ int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 			continue;
 		}
 		if (!t->ncols) {
-			n = split(line, tok, MS_MAX_FIELDS);
+			n = split(line, tok, MS_MAX_FIELDS + 1);
 			if (n == 0)
 				continue;
 			if (tok[0][0] != '#') {

@@ -84,20 +84,27 @@ t0=$(date +%s)
 ms_load table_size=64
 : > $S/pids
 d0=$(ms_stat dropped)
-# Rows of processes that exited (the loader's helpers) or exec'd (each
-# sleep's fork, as sh) may be reused: every sleep started once the table
-# is full takes one of them while any is left (as sh, or as sleep after
-# its exec, which frees its sh row).  The table is full by the 64th sleep
-# and then holds at most 64 such rows, so 140 sleeps leave none: every
-# row is a live sleep's or this shell's.  With 100, one was left once on
-# 6.12-rt, and the new process below took it.
-i=0
-while [ $i -lt 140 ]; do
-	sleep 1000 &
-	echo $! >> $S/pids
-	i=$((i + 1))
+# Rows of processes that exited or exec'd (the loader's helpers, the
+# shell's fork that became forkmany) may be reused: each child that starts
+# once the table is full takes the first such row within its reach
+# (MS_TABLE_REACH, half of these 64 rows).  The children never exec or
+# exit, so they make no such row themselves, and 140 of them, the last 76
+# or more with a full table, leave none: one stays only if no later
+# child's reach held it, 1 in 2^76.  The test's own short-lived processes
+# after that find none, take no row and leave none.  (sleep 1000 & here
+# once let a stale row through on 6.12-rt: each sleep is a fork, as sh,
+# that execs, which frees a row anew every time.)
+rm -f $S/hold
+mkfifo $S/hold
+"$W/forkmany" -w 140 1 < $S/hold > $S/held &
+echo $! >> $S/pids
+exec 5> $S/hold
+n=0
+until grep -q '^ready' $S/held; do
+	n=$((n + 1))
+	[ $n -lt 600 ] || fail "forkmany -w 140 did not start its children: $(cat $S/held)"
+	sleep 0.1
 done
-sleep 2		# every sleep has faulted in its start-up
 # Nothing has read the table: 140 live processes left some out.
 expect_ge "dropped with 140 live processes in 64 rows" $(($(ms_stat dropped) - d0)) 1
 d0=$(ms_stat dropped)
@@ -109,6 +116,8 @@ expect_ge "dropped for it" $((d1 - d0)) $N
 # That read saw every row: the idle ones may now be reused.
 expect_eq "rows in the table" "$(grep -vc '^#' $D/faults_by_pid)" 64
 exact_row "after a reader saw the full table"
+exec 5>&-
+wait "$(tail -n 1 $S/pids)" || fail "forkmany -w 140: $(cat $S/held)"
 diag "part B: $(($(date +%s) - t0)) s"
 
 # --- C: resets and reads under a churn of two names

@@ -99,7 +99,7 @@ static int ms_open(struct inode *inode, struct file *file)
 	if (f->kind == MS_F_TABLE)
 		return ms_table_open(file, &ms_tables[f->arg]);
 	if (f->kind == MS_F_LEAK)
-		return ms_leak_open(file);
+		return ms_leak_open(file, f->arg);
 	return single_open(file, ms_show, inode->i_private);
 }
 
@@ -155,7 +155,7 @@ static int ms_proc_open(struct inode *inode, struct file *file)
 	if (f->kind == MS_F_TABLE)
 		return ms_table_open(file, &ms_tables[f->arg]);
 	if (f->kind == MS_F_LEAK)
-		return ms_leak_open(file);
+		return ms_leak_open(file, f->arg);
 	return single_open(file, ms_show, pde_data(inode));
 }
 
@@ -197,7 +197,8 @@ static const struct ms_file ms_files[] = {
 	MS_F("shrinkers", MS_F_TABLE, MS_T_SHRINKERS),
 	MS_F("faults_by_cgroup", MS_F_TABLE, MS_T_FAULTS_BY_CGROUP),
 	MS_F("swapins_by_cgroup", MS_F_TABLE, MS_T_SWAPINS_BY_CGROUP),
-	MS_F("memleak", MS_F_LEAK, 0),
+	MS_F("memleak", MS_F_LEAK, MS_LEAK_BY_SITE),
+	MS_F("memleak_allocations", MS_F_LEAK, MS_LEAK_EACH),
 	MS_F("slab", MS_F_TABLE, MS_T_SLAB),
 	MS_F("faults_by_stack", MS_F_TABLE, MS_T_FAULTS_BY_STACK),
 	MS_F("brk_by_stack", MS_F_TABLE, MS_T_BRK_BY_STACK),

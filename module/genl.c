@@ -282,9 +282,10 @@ static int ms_genl_table_begin(struct netlink_callback *cb)
 	name = ms_genl_dump_name(cb);
 	if (!name)
 		return -EINVAL;
-	if (!strcmp(name, "memleak")) {
+	i = ms_leak_view(name);
+	if (i >= 0) {
 		cb->args[3] = MS_GENL_DUMP_LEAK;
-		cb->args[0] = (long)ms_leak_snapshot();
+		cb->args[0] = (long)ms_leak_snapshot(i);
 		return cb->args[0] ? 0 : -ENOMEM;
 	}
 	for (i = 0; i < MS_NR_TABLES; i++) {
@@ -357,9 +358,10 @@ static int ms_genl_put_leak_row(struct sk_buff *skb, const struct ms_leak_snap *
 	char name[KSYM_SYMBOL_LEN];
 	u64 v[MS_LEAK_COLS];
 	struct nlattr *row;
+	unsigned int n;
 
-	ms_leak_snap_row(snap, i, name, sizeof(name), v);
-	row = ms_genl_row_start(skb, false, 0, name, v, MS_LEAK_COLS);
+	n = ms_leak_snap_row(snap, i, name, sizeof(name), v);
+	row = ms_genl_row_start(skb, false, 0, name, v, n);
 	if (!row)
 		return -EMSGSIZE;
 	nla_nest_end(skb, row);
@@ -384,8 +386,8 @@ static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 	if (cb->args[3] == MS_GENL_DUMP_LEAK) {
 		leak = (const struct ms_leak_snap *)cb->args[0];
 		n = ms_leak_snap_rows(leak);
-		name = "memleak";
-		header = MS_LEAK_HEADER;
+		header = ms_leak_snap_header(leak);
+		name = ms_leak_snap_file(leak);
 	} else {
 		it = (const struct ms_table_iter *)cb->args[0];
 		n = it->n;
@@ -867,7 +869,7 @@ static void ms_genl_leak_report(struct work_struct *work)
 		return;
 	if (!genl_has_listeners(&ms_genl_family, &init_net, MS_GENL_MEMLEAK))
 		goto again;
-	snap = ms_leak_snapshot();
+	snap = ms_leak_snapshot(MS_LEAK_BY_SITE);
 	if (!snap) {
 		ms_stat_inc(MS_netlink_dropped);	/* a report, of unknown size */
 		goto again;

@@ -523,6 +523,7 @@ struct ms_leak_site {
 
 struct ms_leak_snap {
 	unsigned int n;
+	enum ms_leak_view view;
 	u64 now;
 	struct ms_leak_site s[];
 };
@@ -542,6 +543,18 @@ static int ms_leak_bytes_cmp(const void *a, const void *b)
 		return x->bytes < y->bytes ? 1 : -1;
 	if (x->allocs != y->allocs)
 		return x->allocs < y->allocs ? 1 : -1;
+	return ms_leak_site_cmp(a, b);
+}
+
+/* One allocation a row: largest first, then oldest first. */
+static int ms_leak_each_cmp(const void *a, const void *b)
+{
+	const struct ms_leak_site *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->oldest != y->oldest)
+		return x->oldest < y->oldest ? -1 : 1;
 	return ms_leak_site_cmp(a, b);
 }
 
@@ -622,8 +635,14 @@ static unsigned long ms_frames_site(const unsigned long *frames, enum ms_leak_ki
 	return 0;	/* shown as [unknown] */
 }
 
-/* One snapshot per open or netlink dump, as the tables (table.c). */
-struct ms_leak_snap *ms_leak_snapshot(void)
+/*
+ * One snapshot per open or netlink dump, as the tables (table.c): a row per
+ * call site (MS_LEAK_BY_SITE, the memleak file), or a row per outstanding
+ * allocation with its own age (MS_LEAK_EACH, memleak_allocations), which
+ * is what BCC's memleak -o filters: an old leak and the young allocations
+ * of the same site that are still in use tell apart only there.
+ */
+struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view)
 {
 	unsigned int total = ms_leak_seg_size * MS_LEAK_SEGS, s, i, n = 0, np = 0, out;
 	struct ms_leak_snap *snap;
@@ -632,6 +651,7 @@ struct ms_leak_snap *ms_leak_snapshot(void)
 	snap = ms_self_alloc(kvmalloc(struct_size(snap, s, total), GFP_KERNEL));
 	if (!snap)
 		return NULL;
+	snap->view = view;
 	for (s = 0; s < MS_LEAK_SEGS; s++) {
 		const struct ms_leak *seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 
@@ -677,7 +697,7 @@ struct ms_leak_snap *ms_leak_snapshot(void)
 		if (snap->s[i].site == MS_SITE_KMALLOC)
 			continue;
 
-		if (o && o->site == snap->s[i].site) {
+		if (view == MS_LEAK_BY_SITE && o && o->site == snap->s[i].site) {
 			o->allocs++;
 			o->bytes += snap->s[i].bytes;
 			o->oldest = min(o->oldest, snap->s[i].oldest);
@@ -685,7 +705,8 @@ struct ms_leak_snap *ms_leak_snapshot(void)
 		}
 		snap->s[out++] = snap->s[i];
 	}
-	sort(snap->s, out, sizeof(snap->s[0]), ms_leak_bytes_cmp, NULL);
+	sort(snap->s, out, sizeof(snap->s[0]),
+	     view == MS_LEAK_EACH ? ms_leak_each_cmp : ms_leak_bytes_cmp, NULL);
 	snap->n = out;
 	return snap;
 }
@@ -738,16 +759,54 @@ unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap)
 	return snap->n;
 }
 
-/* Row @i as the file shows it: the site's token; allocs, bytes, oldest_ms. */
-void ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
-		      size_t len, u64 v[MS_LEAK_COLS])
+static const struct {
+	const char *file, *header;
+} ms_leak_views[] = {
+	[MS_LEAK_BY_SITE] = { "memleak", "# site allocs bytes oldest_ms" },
+	[MS_LEAK_EACH] = { "memleak_allocations", "# site bytes age_ms" },
+};
+
+/* The view a file (or netlink dump) of this name shows, or -ENOENT. */
+int ms_leak_view(const char *file)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms_leak_views); i++)
+		if (!strcmp(ms_leak_views[i].file, file))
+			return i;
+	return -ENOENT;
+}
+
+const char *ms_leak_snap_file(const struct ms_leak_snap *snap)
+{
+	return ms_leak_views[snap->view].file;
+}
+
+const char *ms_leak_snap_header(const struct ms_leak_snap *snap)
+{
+	return ms_leak_views[snap->view].header;
+}
+
+/*
+ * Row @i as the file shows it: the site's token; then allocs, bytes,
+ * oldest_ms (by site) or bytes, age_ms (each).  Returns the columns.
+ */
+unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
+			      size_t len, u64 v[MS_LEAK_COLS])
 {
 	const struct ms_leak_site *s = &snap->s[i];
+	u64 age = jiffies_to_msecs(snap->now - s->oldest);
 
 	ms_leak_site_name(name, len, s->site);
+	if (snap->view == MS_LEAK_EACH) {
+		v[0] = s->bytes;
+		v[1] = age;
+		return 2;
+	}
 	v[0] = s->allocs;
 	v[1] = s->bytes;
-	v[2] = jiffies_to_msecs(snap->now - s->oldest);
+	v[2] = age;
+	return 3;
 }
 
 static int ms_leak_show(struct seq_file *m, void *v)
@@ -755,13 +814,17 @@ static int ms_leak_show(struct seq_file *m, void *v)
 	struct ms_leak_snap *snap = m->private;
 	char name[KSYM_SYMBOL_LEN];
 	u64 c[MS_LEAK_COLS];
+	unsigned int n, j;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, "%s\n", MS_LEAK_HEADER);
+		seq_printf(m, "%s\n", ms_leak_snap_header(snap));
 		return 0;
 	}
-	ms_leak_snap_row(snap, (struct ms_leak_site *)v - snap->s, name, sizeof(name), c);
-	seq_printf(m, "%s %llu %llu %llu\n", name, c[0], c[1], c[2]);
+	n = ms_leak_snap_row(snap, (struct ms_leak_site *)v - snap->s, name, sizeof(name), c);
+	seq_puts(m, name);
+	for (j = 0; j < n; j++)
+		seq_printf(m, " %llu", c[j]);
+	seq_putc(m, '\n');
 	return 0;
 }
 
@@ -772,9 +835,9 @@ static const struct seq_operations ms_leak_seq_ops = {
 	.show = ms_leak_show,
 };
 
-int ms_leak_open(struct file *file)
+int ms_leak_open(struct file *file, enum ms_leak_view view)
 {
-	struct ms_leak_snap *snap = ms_leak_snapshot();
+	struct ms_leak_snap *snap = ms_leak_snapshot(view);
 	int err;
 
 	if (!snap)

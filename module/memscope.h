@@ -583,17 +583,23 @@ void ms_self_end(int slot);
 unsigned int ms_leak_size(void);
 bool ms_leak_on(void);
 unsigned int ms_leak_sample_rate(void);
-int ms_leak_open(struct file *file);
-int ms_leak_release(struct inode *inode, struct file *file);
-/* memleak's table, a snapshot as the file's (memleak.c). */
-#define MS_LEAK_HEADER "# site allocs bytes oldest_ms"
+/* memleak's tables, a snapshot as the files' (memleak.c). */
+enum ms_leak_view {
+	MS_LEAK_BY_SITE,	/* memleak: a row per call site */
+	MS_LEAK_EACH,		/* memleak_allocations: a row per allocation */
+};
 #define MS_LEAK_COLS 3
+int ms_leak_open(struct file *file, enum ms_leak_view view);
+int ms_leak_release(struct inode *inode, struct file *file);
 struct ms_leak_snap;
-struct ms_leak_snap *ms_leak_snapshot(void);
+struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view);
 void ms_leak_snap_free(struct ms_leak_snap *snap);
 unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap);
-void ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
-		      size_t len, u64 v[MS_LEAK_COLS]);
+int ms_leak_view(const char *file);
+const char *ms_leak_snap_file(const struct ms_leak_snap *snap);
+const char *ms_leak_snap_header(const struct ms_leak_snap *snap);
+unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
+			      size_t len, u64 v[MS_LEAK_COLS]);
 const char *ms_fault_hook(void);
 int ms_swap_init(void);
 void ms_swap_exit(void);

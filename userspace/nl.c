@@ -625,7 +625,7 @@ int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
 	} else if (is_text_file(name)) {
 		r = nl_get(MEMSCOPE_CMD_GET_TEXT, name, true, render_lines, &t, optional);
 	} else {
-		t.leak = !strcmp(name, "memleak");
+		t.leak = !strncmp(name, "memleak", 7);	/* and memleak_allocations */
 		t.stack = strstr(name, "_by_stack") != NULL;
 		r = nl_get(MEMSCOPE_CMD_GET_TABLE, name, true, render_table, &t, optional);
 		if (!r && !t.header)

@@ -18,7 +18,10 @@
 # detaches them all.  The CLI shows every row of a snapshot as the file
 # has it.  10 kmalloc(100) show as 1,000 bytes, the bytes
 # requested of the kernel's kmem:kmalloc events, and the CLI's header says
-# so (BCC's memleak counts bytes_alloc, 1,280).  With memleak_sample=8, 4,000 kmallocs show as about
+# so (BCC's memleak counts bytes_alloc, 1,280).  25 more at
+# msleak_kmalloc_site 8 s later are left out of `memleak -o 4000` one by
+# one, as BCC's -o does, and memleak_allocations shows each of the 85 with
+# its own age.  With memleak_sample=8, 4,000 kmallocs show as about
 # 500 (a binomial draw: within 5 standard deviations, 395..605), at 256
 # bytes each, and the CLI says it samples.  Where the kernel has kmemleak
 # (make check-debug), 20 kmalloc(96) at msleak_lost_site whose pointers
@@ -153,6 +156,35 @@ expect_ge "memleak_frees: the timer's $ctxname frees seen" $(($(ms_stat memleak_
 cat $D/memleak > /tmp/t23.leak
 expect_eq "msleak_irq_site after the $ctxname frees" "$(row msleak_irq_site)" ""
 expect_eq "msleak_kmalloc_site untouched by them" "$(row msleak_kmalloc_site)" "60 15360"
+
+# -o MIN_AGE counts each allocation by its own age, as BCC's memleak -o:
+# 25 more at the same site, 8 s after the first 60, are left out of
+# -o 4000 on their own, while the site's oldest is 8 s old.
+sleep 8
+up0=$(cut -d' ' -f1 /proc/uptime)
+echo 25 > /sys/module/msleak/parameters/more || fail "msleak: 25 more"
+"$CLI" memleak -o 4000 --top 1000 > /tmp/t23.old || fail "memscope memleak -o 4000: $(cat /tmp/t23.old)"
+cat $D/memleak_allocations > /tmp/t23.each
+up1=$(cut -d' ' -f1 /proc/uptime)
+"$CLI" memleak --top 1000 > /tmp/t23.cli || fail "memscope memleak: $(cat /tmp/t23.cli)"
+diag "-o 4000 and memleak_allocations read $(echo "$up0 $up1" | awk '{ printf "%.1f", $2 - $1 }') s after the 25"
+awk -v a="$up0" -v b="$up1" 'BEGIN { exit !(b - a < 4) }' ||
+	fail "the reads took 4 s or more after the second batch: its 25 are no longer younger than 4000 ms"
+cli_site() {
+	sed -n 's/^	\([0-9]*\) bytes in \([0-9]*\) allocations from msleak_kmalloc_site+.*/\2 \1/p' "$1"
+}
+expect_eq "memleak: msleak_kmalloc_site, both batches" "$(cli_site /tmp/t23.cli)" "85 21760"
+expect_eq "memleak -o 4000: msleak_kmalloc_site, the first batch only" \
+	"$(cli_site /tmp/t23.old)" "60 15360"
+head -n 1 /tmp/t23.old | grep -q "(allocations at least 4000 ms old)" ||
+	fail "memleak -o 4000's header does not say what it filters: $(head -n 1 /tmp/t23.old)"
+expect_eq "memleak_allocations header" "$(head -n 1 /tmp/t23.each)" "# site bytes age_ms"
+expect_eq "memleak_allocations: msleak_kmalloc_site rows 4000 ms old or more" \
+	"$(awk 'index($1, "msleak_kmalloc_site+") == 1 && $2 == 256 && $3 >= 4000 { n++ } END { print n + 0 }' /tmp/t23.each)" 60
+expect_eq "memleak_allocations: msleak_kmalloc_site rows in all" \
+	"$(awk 'index($1, "msleak_kmalloc_site+") == 1 { n++ } END { print n + 0 }' /tmp/t23.each)" 85
+bad=$(sed 1d /tmp/t23.each | awk 'NF != 3 || $1 ~ /^0x/ || (NR > 1 && $2 > b) { print NR ": " $0; exit } { b = $2 }')
+[ -z "$bad" ] || fail "memleak_allocations: a row that is malformed, an address or out of order: $bad"
 
 rmmod msleak || fail "rmmod msleak"
 expect_eq "msleak rows once it unloaded and freed the rest" "$(grep -c msleak $D/memleak)" 0

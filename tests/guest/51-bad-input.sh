@@ -54,6 +54,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	faults_by_cgroup) echo "^(# cgroup faults major|$F $N $N)\$" ;;
 	swapins_by_cgroup) echo "^(# cgroup swapins|$F $N)\$" ;;
 	memleak) echo "^(# site allocs bytes oldest_ms|$F $N $N $N)\$" ;;
+	memleak_allocations) echo "^(# site bytes age_ms|$F $N $N)\$" ;;
 	slab) echo "^(# cache allocs frees bytes|$F $N $N $N)\$" ;;
 	faults_by_stack) echo "^(# pid comm faults depth stack|$N $F $N ($N (0x[0-9a-f]+,)*0x[0-9a-f]+|0 -))\$" ;;
 	brk_by_stack) echo "^(# pid comm brk depth stack|$N $F $N ($N (0x[0-9a-f]+,)*0x[0-9a-f]+|0 -))\$" ;;

@@ -28,13 +28,19 @@
  * it keeps only XORed with a constant: kmemleak finds no reference to
  * them and reports them as leaks, while msleak can still free them.
  *
+ * Writing N to the `more` parameter makes N more kmalloc(kmalloc_size)
+ * calls from msleak_kmalloc_site(), kept until unload: a second batch of
+ * known age at the same site.
+ *
  * At unload it frees the rest: nothing is left.  The cache has a
  * constructor so that SLUB never merges it into another.
  */
 #include <linux/gfp.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/version.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -134,6 +140,35 @@ static noinline int msleak_kmalloc_site(int i)
 	return kobjs[i] ? 0 : -ENOMEM;
 }
 
+/* kobjs[] in use: kmallocs at load, then each write to `more`. */
+static int nkobjs;
+static DEFINE_MUTEX(more_lock);
+
+static int msleak_more_set(const char *val, const struct kernel_param *kp)
+{
+	int n, i, err;
+
+	err = kstrtoint(val, 0, &n);
+	if (err)
+		return err;
+	mutex_lock(&more_lock);
+	if (n <= 0 || n > MAX_OBJS - nkobjs) {
+		mutex_unlock(&more_lock);
+		return -EINVAL;
+	}
+	for (i = 0; i < n && !err; i++)
+		err = msleak_kmalloc_site(nkobjs++);
+	mutex_unlock(&more_lock);
+	return err;
+}
+
+static const struct kernel_param_ops msleak_more_ops = {
+	.set = msleak_more_set,
+	.get = param_get_int,
+};
+static int more;
+module_param_cb(more, &msleak_more_ops, &more, 0600);
+
 static noinline int msleak_cache_site(int i)
 {
 	cobjs[i] = kmem_cache_alloc(msleak_cache, GFP_KERNEL);
@@ -213,8 +248,8 @@ static int __init msleak_init(void)
 	msleak_cache = kmem_cache_create("msleak_cache", 200, 0, 0, msleak_ctor);
 	if (!msleak_cache)
 		return -ENOMEM;
-	for (i = 0; i < kmallocs; i++)
-		if (msleak_kmalloc_site(i))
+	for (nkobjs = 0; nkobjs < kmallocs; nkobjs++)
+		if (msleak_kmalloc_site(nkobjs))
 			goto nomem;
 	for (i = 0; i < cache_allocs; i++)
 		if (msleak_cache_site(i))

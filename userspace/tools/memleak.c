@@ -36,14 +36,68 @@ static void leak_free(void *p)
 	free(s);
 }
 
+static int leak_site_cmp(const void *a, const void *b)
+{
+	const struct leak_row *x = a, *y = b;
+
+	return strcmp(x->site, y->site);
+}
+
+/* As module/memleak.c sorts the memleak file: bytes, allocations, site. */
+static int leak_bytes_cmp(const void *a, const void *b)
+{
+	const struct leak_row *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->allocs != y->allocs)
+		return x->allocs < y->allocs ? 1 : -1;
+	return leak_site_cmp(a, b);
+}
+
+/*
+ * -o MIN_AGE, as BCC's memleak -o: each allocation younger than MIN_AGE is
+ * left out on its own, so a site shows only its allocations that are at
+ * least that old.  memleak_allocations has a row per allocation and its
+ * age; sum those old enough by site.
+ */
+static size_t leak_by_age(struct leak_row *rows, size_t n, uint64_t min_age_ms)
+{
+	size_t i, out = 0;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].oldest_ms >= min_age_ms)
+			rows[out++] = rows[i];
+	n = out;
+	qsort(rows, n, sizeof(*rows), leak_site_cmp);
+	for (i = 0, out = 0; i < n; i++) {
+		struct leak_row *o = out ? &rows[out - 1] : NULL;
+
+		if (o && !strcmp(o->site, rows[i].site)) {
+			o->allocs++;
+			o->bytes += rows[i].bytes;
+			if (rows[i].oldest_ms > o->oldest_ms)
+				o->oldest_ms = rows[i].oldest_ms;
+			continue;
+		}
+		rows[out++] = rows[i];
+	}
+	qsort(rows, out, sizeof(*rows), leak_bytes_cmp);
+	return out;
+}
+
 static void *leak_snapshot(void *ctx)
 {
-	static const char *const names[] = { "site", "allocs", "bytes", "oldest_ms" };
+	static const char *const by_site[] = { "site", "allocs", "bytes", "oldest_ms" };
+	static const char *const each[] = { "site", "bytes", "age_ms" };
+	const struct ms_opts *o = ctx;
+	const char *file = o->has_min_age ? "memleak_allocations" : "memleak";
+	const char *const *names = o->has_min_age ? each : by_site;
+	int ncols = o->has_min_age ? 3 : 4;
 	struct leak_snap *s = calloc(1, sizeof(*s));
 	int c[4], j;
 	size_t r;
 
-	(void)ctx;
 	if (!s) {
 		ms_fail("out of memory, free some memory");
 		return NULL;
@@ -53,16 +107,16 @@ static void *leak_snapshot(void *ctx)
 		free(s);
 		return NULL;
 	}
-	if (ms_load_table("memleak", &s->t)) {
+	if (ms_load_table(file, &s->t)) {
 		ms_stats_free(&s->st);
 		free(s);
 		return NULL;
 	}
-	for (j = 0; j < 4; j++) {
+	for (j = 0; j < ncols; j++) {
 		c[j] = ms_table_col(&s->t, names[j]);
 		if (c[j] < 0) {
-			ms_fail("%s/memleak has no column \"%s\", check that the module version matches this CLI (`memscope status`)",
-				ms_dir(), names[j]);
+			ms_fail("%s/%s has no column \"%s\", check that the module version matches this CLI (`memscope status`)",
+				ms_dir(), file, names[j]);
 			goto fail;
 		}
 	}
@@ -73,14 +127,23 @@ static void *leak_snapshot(void *ctx)
 	}
 	for (r = 0; r < s->t.nrows; r++) {
 		struct leak_row *row = &s->rows[s->n];
+		int ok;
 
 		row->site = ms_table_cell(&s->t, r, (size_t)c[0]);
-		if (!ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[1]), &row->allocs) ||
-		    !ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[2]), &row->bytes) ||
-		    !ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[3]), &row->oldest_ms))
-			continue;	/* a malformed row: parse.c's diag counts it */
-		s->n++;
+		if (o->has_min_age) {
+			row->allocs = 1;
+			ok = ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[1]), &row->bytes) &&
+			     ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[2]), &row->oldest_ms);
+		} else {
+			ok = ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[1]), &row->allocs) &&
+			     ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[2]), &row->bytes) &&
+			     ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[3]), &row->oldest_ms);
+		}
+		if (ok)		/* else a malformed row: parse.c's diag counts it */
+			s->n++;
 	}
+	if (o->has_min_age)
+		s->n = leak_by_age(s->rows, s->n, o->min_age_ms);
 	return s;
 fail:
 	leak_free(s);
@@ -113,7 +176,7 @@ static int leak_report(void *ctx, const void *prev, const void *now, double dt)
 	print_fp(", bytes requested");
 	print_string(PRINT_JSON, "bytes_counted", NULL, "requested");
 	if (o->has_min_age)
-		print_uint(PRINT_ANY, "min_age_ms", " (oldest at least %llu ms)", o->min_age_ms);
+		print_uint(PRINT_ANY, "min_age_ms", " (allocations at least %llu ms old)", o->min_age_ms);
 	print_uint(PRINT_JSON, "sample", NULL, s->sample);
 	if (s->sample > 1)
 		print_fp(" (sampled: 1 in %llu allocations, counts not scaled)",
@@ -125,7 +188,7 @@ static int leak_report(void *ctx, const void *prev, const void *now, double dt)
 
 		total += r->allocs;
 		bytes += r->bytes;
-		if (shown >= top || (o->has_min_age && r->oldest_ms < o->min_age_ms))
+		if (shown >= top)
 			continue;
 		shown++;
 		open_json_object(NULL);

@@ -342,14 +342,31 @@ static const struct ms_flag ms_map_flags[] = {
 	MS_FLAG(MAP_, SYNC),
 };
 
+/*
+ * mmap's flags as strace prints them: the named flags, any bit left in hex,
+ * then with MAP_HUGETLB the huge page size (log2, in bits 26-31) as
+ * "21<<MAP_HUGE_SHIFT".  SHARED_VALIDATE, both type bits, is tried before
+ * SHARED and PRIVATE.
+ */
+static void ms_format_mmap_flags(char *b, size_t len, unsigned long flags)
+{
+	unsigned long huge = 0;
+	int n;
+
+	if (flags & MAP_HUGETLB)
+		huge = flags & ((unsigned long)MAP_HUGE_MASK << MAP_HUGE_SHIFT);
+	n = ms_format_flags(b, len, flags & ~huge, ms_map_flags, ARRAY_SIZE(ms_map_flags));
+	if (huge)
+		scnprintf(b + n, len - n, "|%lu<<MAP_HUGE_SHIFT", huge >> MAP_HUGE_SHIFT);
+}
+
 static int ms_format_mmap(char *b, size_t len, const struct ms_mmap_event *e)
 {
 	char comm[TASK_COMM_LEN * 4 + 1], file[MS_NAME_LEN * 4 + 1], flags[256];
 
 	ms_escape(comm, sizeof(comm), e->comm);
 	ms_escape(file, sizeof(file), e->file);
-	/* SHARED_VALIDATE, both type bits, is tried before SHARED and PRIVATE. */
-	ms_format_flags(flags, sizeof(flags), e->flags, ms_map_flags, ARRAY_SIZE(ms_map_flags));
+	ms_format_mmap_flags(flags, sizeof(flags), e->flags);
 	return snprintf(b, len,
 		"time_ns=%llu pid=%d comm=%s size=%lu prot=%c%c%c%s flags=%s off=%lu err=%ld file=%s\n",
 		e->time_ns, e->pid, comm, e->len,

@@ -131,6 +131,8 @@ check("anonymous mappings", count(a, size="20481", prot="rw-",
 check("file mappings", count(a, size="4096", prot="r--", flags="MAP_SHARED", off="0",
       err="0", file=fname), 3)
 check("the failed mapping", count(a, size="4096", flags="MAP_PRIVATE", err="-9", file="-"), 1)
+check("the huge page size bits, as strace writes them", count(a, size="2097152",
+      flags="MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB|63<<MAP_HUGE_SHIFT", err="-22", file="[anon]"), 1)
 check("comm", {e["comm"] for e in a}, {"mapper"})
 s = [(e["call"], e.get("key"), e.get("size"), e.get("flags"), e.get("cmd"), e["err"])
      for e in shm[alone]]

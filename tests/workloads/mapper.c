@@ -5,6 +5,8 @@
  *   5 anonymous private read-write mappings of 20481 bytes;
  *   3 shared read-only mappings of FILE's first page, at offset 0;
  *   1 mmap of fd -1 without MAP_ANONYMOUS, which fails with EBADF;
+ *   1 anonymous mmap of 2 MiB, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+ *     63 << MAP_HUGE_SHIFT, which fails with EINVAL (no 2^63-byte pages);
  *   1 shmget(IPC_PRIVATE, 8192, IPC_CREAT | 0600), which gives an id;
  *   1 shmget(0x4d53, 4096, 0), which fails with ENOENT (no such key);
  *   2 shmat of that id, the second SHM_RDONLY, and 2 shmdt;
@@ -25,6 +27,9 @@
 #define ANON_SIZE 20481
 #ifndef SHM_HUGE_SHIFT
 #define SHM_HUGE_SHIFT 26
+#endif
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
 #endif
 
 static void die(const char *what)
@@ -59,6 +64,10 @@ int main(int argc, char **argv)
 	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, -1, 0);
 	if (p != MAP_FAILED || errno != EBADF)
 		die("mmap of fd -1 did not fail with EBADF");
+	p = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (int)(63U << MAP_HUGE_SHIFT), -1, 0);
+	if (p != MAP_FAILED || errno != EINVAL)
+		die("mmap of 2^63-byte huge pages did not fail with EINVAL");
 
 	id = shmget(IPC_PRIVATE, 8192, IPC_CREAT | 0600);
 	if (id < 0)

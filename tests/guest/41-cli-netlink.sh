@@ -128,7 +128,7 @@ same3() {
 	cmp -s /tmp/file.out /tmp/files.out && cmp -s /tmp/files.out /tmp/nl.out
 }
 # All at once; one by one only to name the one that differs.
-others=$(echo "$files" | grep -vx memleak)
+others=$(echo "$files" | grep -vx -e memleak -e memleak_allocations)
 # shellcheck disable=SC2086 # names without spaces
 read3 $others
 if ! same3; then
@@ -144,7 +144,28 @@ for o in file files nl; do
 	awk '{ $NF = ""; print }' /tmp/$o.out > /tmp/$o.tmp && mv /tmp/$o.tmp /tmp/$o.out
 done
 same3 || fail "memleak: file, msread, msread --netlink: $(diff /tmp/file.out /tmp/files.out | head -n 4) $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
-diag "$(echo "$files" | wc -w) files read the same over netlink (memleak without its ages)"
+# memleak_allocations has a row per allocation, its reader's own among
+# them: each read keeps the rows born before the middle of a quiet two
+# seconds (its /proc/uptime just before it, less the row's age), without
+# their ages.  Nothing that outlives its process is allocated while the
+# shell sleeps.
+up() { cut -d' ' -f1 /proc/uptime; }
+quiet=$(up)
+sleep 2
+u1=$(up); cat $D/memleak_allocations > /tmp/file.out
+u2=$(up); "$MSREAD" memleak_allocations > /tmp/files.out || fail "msread memleak_allocations"
+u3=$(up); "$MSREAD" --netlink memleak_allocations > /tmp/nl.out 2> /tmp/nl.err ||
+	fail "msread --netlink memleak_allocations: $(cat /tmp/nl.err)"
+born_before_quiet() {	# born_before_quiet NAME UPTIME
+	awk -v q="$quiet" -v u="$2" 'NR == 1 || u * 1000 - $NF < (q + 1) * 1000 { $NF = ""; print }' \
+		"/tmp/$1.out" > "/tmp/$1.tmp" && mv "/tmp/$1.tmp" "/tmp/$1.out"
+}
+born_before_quiet file "$u1"
+born_before_quiet files "$u2"
+born_before_quiet nl "$u3"
+same3 || fail "memleak_allocations born before $quiet s + 1: file, msread, msread --netlink: $(diff /tmp/file.out /tmp/files.out | head -n 4) $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
+diag "memleak_allocations: $(($(wc -l < /tmp/nl.out) - 1)) rows born before the quiet second read the same three ways"
+diag "$(echo "$files" | wc -w) files read the same over netlink (memleak and memleak_allocations without their ages)"
 for f in faults_by_pid faults_by_stack memleak slab oom direct_reclaim mmap hist_raw/fault_latency_ns; do
 	[ "$(grep -vc '^#' $D/$f)" -ge 1 ] || fail "$f has no rows: compared empty"
 done

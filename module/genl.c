@@ -40,13 +40,6 @@ static const struct nla_policy ms_genl_policy[MEMSCOPE_A_MAX + 1] = {
 	[MEMSCOPE_A_NAME] = { .type = NLA_NUL_STRING, .len = MS_NAME_LEN - 1 },
 };
 
-enum ms_genl_group {
-	MS_GENL_OOM,
-	MS_GENL_RECLAIM,
-	MS_GENL_COMPACTION,
-	MS_GENL_MEMLEAK,
-};
-
 static const struct genl_multicast_group ms_genl_groups[] = {
 	[MS_GENL_OOM] = { .name = MEMSCOPE_MCGRP_OOM, MS_GENL_MCGRP_ADMIN },
 	[MS_GENL_RECLAIM] = { .name = MEMSCOPE_MCGRP_RECLAIM, MS_GENL_MCGRP_ADMIN },
@@ -781,112 +774,54 @@ void ms_genl_kick(void)
 		schedule_work(&ms_genl_work);
 }
 
-/* ---- memleak's reports ------------------------------------------------- */
+/* ---- notifications from process context -------------------------------- */
 
 /*
- * As BCC's memleak prints every interval: the sites holding the most, one
- * message each, from one snapshot.  The work runs while memleak's probes
- * are on and requeues itself only then; enabling a probe queues it again.
- * With nobody in the group it takes no snapshot, a wake-up per interval
- * being nothing next to what the probes cost on every allocation.
+ * A family's own messages to its group (memleak's reports): @fill puts the
+ * attributes into a message of @size bytes of payload.  Senders hold the
+ * mutex from the check of ms_genl_live to the multicast, so once
+ * ms_genl_exit() has taken it none is sending or will send.  Returns 0,
+ * -ESRCH if nobody listens (no loss), or another error: a lost message.
  */
-#define MS_LEAK_REPORT_TOP	10
-#define MS_LEAK_REPORT_MIN_MS	100U	/* a snapshot walks the whole table */
+static DEFINE_MUTEX(ms_genl_notify_lock);
 
-static unsigned int memleak_report_ms = 5000;
-module_param(memleak_report_ms, uint, 0400);
-MODULE_PARM_DESC(memleak_report_ms, "Milliseconds between memleak's reports to the netlink group memleak (0: none; at least 100)");
-
-/* ms_genl_live against queueing: nothing queues the work after ms_genl_exit. */
-static DEFINE_SPINLOCK(ms_genl_leak_lock);
-static u64 ms_genl_leak_reports;	/* the last report's number */
-
-static void ms_genl_leak_report(struct work_struct *work);
-static DECLARE_DELAYED_WORK(ms_genl_leak_work, ms_genl_leak_report);
-
-/* The next report in an interval, unless one is queued already. */
-void ms_genl_leak_kick(void)
+int ms_genl_notify(enum ms_genl_group group, u8 cmd, size_t size,
+		   int (*fill)(struct sk_buff *skb, void *arg), void *arg)
 {
-	spin_lock(&ms_genl_leak_lock);
-	if (ms_genl_live && memleak_report_ms)
-		queue_delayed_work(system_wq, &ms_genl_leak_work,
-				   msecs_to_jiffies(max(memleak_report_ms, MS_LEAK_REPORT_MIN_MS)));
-	spin_unlock(&ms_genl_leak_lock);
-}
-
-/* A site's name, then its line: too big for the work's stack. */
-struct ms_genl_leak_text {
-	char site[KSYM_SYMBOL_LEN];
-	char line[MS_GENL_LINE_MAX];
-};
-
-/* Row @i of @snap as one message; false if it was lost on the way. */
-static bool ms_genl_send_leak(const struct ms_leak_snap *snap, unsigned int i, u64 report,
-			      u64 time_ns, struct ms_genl_leak_text *t)
-{
-	char *site = t->site, *line = t->line;
 	struct sk_buff *skb;
-	u64 v[MS_LEAK_COLS];
 	void *hdr;
-	int err;
+	int err = -ESRCH;
 
-	ms_leak_snap_row(snap, i, site, sizeof(t->site), v);
-	snprintf(line, sizeof(t->line),
-		 "time_ns=%llu report=%llu rank=%u site=%s allocs=%llu bytes=%llu oldest_ms=%llu",
-		 time_ns, report, i + 1, site, v[0], v[1], v[2]);
-	/* A few hundred bytes, not a page: up to ten of them wait in each listener. */
-	skb = genlmsg_new(nla_total_size(strlen(line) + 1) + nla_total_size(strlen(site) + 1) +
-			  5 * (nla_total_size(sizeof(u64)) + nla_total_size(0)) +
-			  nla_total_size(sizeof(u32)),
-			  GFP_KERNEL);
+	mutex_lock(&ms_genl_notify_lock);
+	if (!READ_ONCE(ms_genl_live) || !genl_has_listeners(&ms_genl_family, &init_net, group))
+		goto out;
+	err = -ENOMEM;
+	skb = genlmsg_new(size, GFP_KERNEL);
 	if (!skb)
-		return false;
-	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, MEMSCOPE_CMD_EVENT_MEMLEAK);
-	if (!hdr || nla_put_string(skb, MEMSCOPE_A_LINE, line) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, time_ns, MEMSCOPE_A_PAD) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_REPORT, report, MEMSCOPE_A_PAD) ||
-	    nla_put_u32(skb, MEMSCOPE_A_RANK, i + 1) ||
-	    nla_put_string(skb, MEMSCOPE_A_SITE, site) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_ALLOCS, v[0], MEMSCOPE_A_PAD) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_BYTES, v[1], MEMSCOPE_A_PAD) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_OLDEST_MS, v[2], MEMSCOPE_A_PAD)) {
+		goto out;
+	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, cmd);
+	if (!hdr || fill(skb, arg)) {
 		nlmsg_free(skb);
-		return false;
+		err = -EMSGSIZE;
+		goto out;
 	}
 	genlmsg_end(skb, hdr);
-	err = genlmsg_multicast(&ms_genl_family, skb, 0, MS_GENL_MEMLEAK, GFP_KERNEL);
-	return !err || err == -ESRCH;	/* as ms_genl_send_event() */
+	/* As ms_genl_send_event(): -ESRCH, the last listener left, is no loss. */
+	err = genlmsg_multicast(&ms_genl_family, skb, 0, group, GFP_KERNEL);
+out:
+	mutex_unlock(&ms_genl_notify_lock);
+	return err;
 }
 
-static void ms_genl_leak_report(struct work_struct *work)
+/* Whether anyone listens to @group: a sender's reason to do its work. */
+bool ms_genl_listening(enum ms_genl_group group)
 {
-	struct ms_leak_snap *snap;
-	unsigned int i, n;
-	struct ms_genl_leak_text *buf;
-	u64 report, now;
+	bool on;
 
-	if (!ms_leak_on())
-		return;
-	if (!genl_has_listeners(&ms_genl_family, &init_net, MS_GENL_MEMLEAK))
-		goto again;
-	snap = ms_leak_snapshot(MS_LEAK_BY_SITE);
-	if (!snap) {
-		ms_stat_inc(MS_netlink_dropped);	/* a report, of unknown size */
-		goto again;
-	}
-	now = ktime_get_ns();
-	n = min(ms_leak_snap_rows(snap), (unsigned int)MS_LEAK_REPORT_TOP);
-	if (n) {
-		report = ++ms_genl_leak_reports;
-		buf = ms_self_alloc(kmalloc(sizeof(*buf), GFP_KERNEL));
-		for (i = 0; i < n; i++)
-			if (!buf || !ms_genl_send_leak(snap, i, report, now, buf))
-				ms_stat_inc(MS_netlink_dropped);
-		kfree(buf);
-	}
-	ms_leak_snap_free(snap);
-again:
-	ms_genl_leak_kick();
+	mutex_lock(&ms_genl_notify_lock);
+	on = READ_ONCE(ms_genl_live) && genl_has_listeners(&ms_genl_family, &init_net, group);
+	mutex_unlock(&ms_genl_notify_lock);
+	return on;
 }
 
 /*
@@ -905,32 +840,29 @@ int ms_genl_init(void)
 	ms_stream_start(&ms_genl_cursor);
 	if (!ms_genl_family.n_mcgrps)
 		pr_info("memscope: this kernel cannot keep netlink groups to CAP_SYS_ADMIN: no event groups\n");
-	spin_lock(&ms_genl_leak_lock);
+	mutex_lock(&ms_genl_notify_lock);
 	WRITE_ONCE(ms_genl_live, ms_genl_family.n_mcgrps != 0);
-	spin_unlock(&ms_genl_leak_lock);
-	ms_genl_leak_kick();	/* memleak=1 enabled its probes before */
+	mutex_unlock(&ms_genl_notify_lock);
 	return 0;
 }
 
 /*
  * First at unload, while everything the commands read still exists.  The
  * senders stop before the family goes: no kick runs after ms_events_sync(),
- * and none after it queues the work again; memleak's report is queued only
- * while live, under its lock, so once it is cancelled nothing queues it.
- * genl_unregister_family() waits for running commands; a dump in progress
- * holds a module reference.
+ * and none after it queues the work again; ms_genl_notify()'s senders find
+ * it not live once the mutex is taken here.  genl_unregister_family()
+ * waits for running commands; a dump in progress holds a module reference.
  */
 void ms_genl_exit(void)
 {
 	if (!ms_genl_registered)
 		return;
-	spin_lock(&ms_genl_leak_lock);
+	mutex_lock(&ms_genl_notify_lock);
 	WRITE_ONCE(ms_genl_live, false);
-	spin_unlock(&ms_genl_leak_lock);
+	mutex_unlock(&ms_genl_notify_lock);
 	smp_mb();	/* live before the sync: a later kick sees it false */
 	ms_events_sync();
 	cancel_work_sync(&ms_genl_work);
-	cancel_delayed_work_sync(&ms_genl_leak_work);
 	genl_unregister_family(&ms_genl_family);
 	ms_genl_registered = false;
 }

@@ -43,9 +43,12 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
 
 #include "memscope.h"
 #include "compat/kmem.h"
+#include "uapi/memscope_genl.h"
 
 #define MS_LEAK_SEGS	256
 #define MS_LEAK_REACH	16
@@ -437,6 +440,116 @@ unsigned int ms_leak_size(void)
 	return roundup_pow_of_two(clamp(memleak_size, 4096U, 1U << 22));
 }
 
+/* ---- memleak's reports to its netlink group ----------------------------- */
+
+/*
+ * As BCC's memleak prints every interval: the sites holding the most, one
+ * message each, from one snapshot.  The work runs while memleak's probes
+ * are on and requeues itself only then; attaching an allocation probe
+ * queues it again (ms_leak_report_kick, its probes' after_attach).  With
+ * nobody in the group it takes no snapshot, a wake-up per interval being
+ * nothing next to what the probes cost on every allocation.
+ */
+#define MS_LEAK_REPORT_TOP	10
+#define MS_LEAK_REPORT_MIN_MS	100U	/* a snapshot walks the whole table */
+
+static unsigned int memleak_report_ms = 5000;
+module_param(memleak_report_ms, uint, 0400);
+MODULE_PARM_DESC(memleak_report_ms, "Milliseconds between memleak's reports to the netlink group memleak (0: none; at least 100)");
+
+/* ms_leak_reporting against queueing: nothing queues the work after exit. */
+static DEFINE_SPINLOCK(ms_leak_report_lock);
+static bool ms_leak_reporting;
+static u64 ms_leak_reports;	/* the last report's number */
+
+static void ms_leak_report(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ms_leak_report_work, ms_leak_report);
+
+/* The next report in an interval, unless one is queued already. */
+static void ms_leak_report_kick(void)
+{
+	spin_lock(&ms_leak_report_lock);
+	if (ms_leak_reporting && memleak_report_ms)
+		queue_delayed_work(system_wq, &ms_leak_report_work,
+				   msecs_to_jiffies(max(memleak_report_ms, MS_LEAK_REPORT_MIN_MS)));
+	spin_unlock(&ms_leak_report_lock);
+}
+
+/* One site's message: a row of the memleak file, its rank and its line. */
+struct ms_leak_msg {
+	u64 report, time_ns;
+	unsigned int rank;
+	u64 v[MS_LEAK_COLS];
+	char site[KSYM_SYMBOL_LEN];
+	char line[KSYM_SYMBOL_LEN + 160];
+};
+
+static int ms_leak_msg_fill(struct sk_buff *skb, void *arg)
+{
+	const struct ms_leak_msg *m = arg;
+
+	return nla_put_string(skb, MEMSCOPE_A_LINE, m->line) ||
+	       ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, m->time_ns, MEMSCOPE_A_PAD) ||
+	       ms_nla_put_u64(skb, MEMSCOPE_A_REPORT, m->report, MEMSCOPE_A_PAD) ||
+	       nla_put_u32(skb, MEMSCOPE_A_RANK, m->rank) ||
+	       nla_put_string(skb, MEMSCOPE_A_SITE, m->site) ||
+	       ms_nla_put_u64(skb, MEMSCOPE_A_ALLOCS, m->v[0], MEMSCOPE_A_PAD) ||
+	       ms_nla_put_u64(skb, MEMSCOPE_A_BYTES, m->v[1], MEMSCOPE_A_PAD) ||
+	       ms_nla_put_u64(skb, MEMSCOPE_A_OLDEST_MS, m->v[2], MEMSCOPE_A_PAD) ? -EMSGSIZE : 0;
+}
+
+/* Row @i of @snap as one message; false if it was lost on the way. */
+static bool ms_leak_report_row(const struct ms_leak_snap *snap, unsigned int i,
+			       struct ms_leak_msg *m)
+{
+	int err;
+
+	m->rank = i + 1;
+	ms_leak_snap_row(snap, i, m->site, sizeof(m->site), m->v);
+	snprintf(m->line, sizeof(m->line),
+		 "time_ns=%llu report=%llu rank=%u site=%s allocs=%llu bytes=%llu oldest_ms=%llu",
+		 m->time_ns, m->report, m->rank, m->site, m->v[0], m->v[1], m->v[2]);
+	/* A few hundred bytes, not a page: up to ten of them wait in each listener. */
+	err = ms_genl_notify(MS_GENL_MEMLEAK, MEMSCOPE_CMD_EVENT_MEMLEAK,
+			     nla_total_size(strlen(m->line) + 1) + nla_total_size(strlen(m->site) + 1) +
+			     5 * (nla_total_size(sizeof(u64)) + nla_total_size(0)) +
+			     nla_total_size(sizeof(u32)),
+			     ms_leak_msg_fill, m);
+	return !err || err == -ESRCH;
+}
+
+static void ms_leak_report(struct work_struct *work)
+{
+	struct ms_leak_snap *snap;
+	struct ms_leak_msg *m;
+	unsigned int i, n;
+
+	if (!ms_leak_on())
+		return;
+	if (!ms_genl_listening(MS_GENL_MEMLEAK))
+		goto again;
+	snap = ms_leak_snapshot(MS_LEAK_BY_SITE);
+	if (!snap) {
+		ms_stat_inc(MS_netlink_dropped);	/* a report, of unknown size */
+		goto again;
+	}
+	n = min(ms_leak_snap_rows(snap), (unsigned int)MS_LEAK_REPORT_TOP);
+	if (n) {
+		m = ms_self_alloc(kmalloc(sizeof(*m), GFP_KERNEL));
+		if (m) {
+			m->report = ++ms_leak_reports;
+			m->time_ns = ktime_get_ns();
+		}
+		for (i = 0; i < n; i++)
+			if (!m || !ms_leak_report_row(snap, i, m))
+				ms_stat_inc(MS_netlink_dropped);
+		kfree(m);
+	}
+	ms_leak_snap_free(snap);
+again:
+	ms_leak_report_kick();
+}
+
 size_t ms_leak_bytes(void)
 {
 	return (size_t)ms_leak_size() * sizeof(struct ms_leak);
@@ -490,6 +603,16 @@ int ms_memleak_init(void)
 		ms_kmalloc_node_probe.default_off = false;
 		ms_kmem_cache_alloc_node_probe.default_off = false;
 	}
+	/* Attaching an allocation probe starts the reports (ms_leak_on()). */
+	ms_kmalloc_probe.after_attach = ms_leak_report_kick;
+	ms_kmem_cache_alloc_probe.after_attach = ms_leak_report_kick;
+	ms_kmalloc_node_probe.after_attach = ms_leak_report_kick;
+	ms_kmem_cache_alloc_node_probe.after_attach = ms_leak_report_kick;
+	ms_mm_page_alloc_probe.after_attach = ms_leak_report_kick;
+	ms_percpu_alloc_percpu_probe.after_attach = ms_leak_report_kick;
+	spin_lock(&ms_leak_report_lock);
+	ms_leak_reporting = true;
+	spin_unlock(&ms_leak_report_lock);
 	ms_probe_add(&ms_kfree_probe, MS_P_kfree);
 	ms_probe_add(&ms_kmem_cache_free_probe, MS_P_kmem_cache_free);
 	ms_probe_add(&ms_mm_page_free_probe, MS_P_page_free);
@@ -503,9 +626,13 @@ int ms_memleak_init(void)
 	return 0;
 }
 
-/* Called after every probe is gone. */
+/* Called after every probe is gone: the report stops, then the table goes. */
 void ms_memleak_exit(void)
 {
+	spin_lock(&ms_leak_report_lock);
+	ms_leak_reporting = false;
+	spin_unlock(&ms_leak_report_lock);
+	cancel_delayed_work_sync(&ms_leak_report_work);
 	vfree(ms_leaks);
 	ms_leaks = NULL;
 }
@@ -858,3 +985,4 @@ int ms_leak_release(struct inode *inode, struct file *file)
 	ms_leak_snap_free(m->private);
 	return seq_release(inode, file);
 }
+

@@ -124,6 +124,7 @@ struct ms_probe {
 	bool default_off;
 	const char *family;		/* "enable FAMILY" covers it too */
 	void (*before_attach)(void);	/* run under the probe lock */
+	void (*after_attach)(void);	/* the same, once it attached */
 
 	kprobe_pre_handler_t pre_handler;
 	kretprobe_handler_t entry_handler;
@@ -631,6 +632,16 @@ void ms_events_shutdown(void);
 int ms_genl_init(void);
 void ms_genl_exit(void);
 void ms_genl_kick(void);
-void ms_genl_leak_kick(void);
+/* A family's own messages, from process context (memleak's reports). */
+enum ms_genl_group {
+	MS_GENL_OOM,
+	MS_GENL_RECLAIM,
+	MS_GENL_COMPACTION,
+	MS_GENL_MEMLEAK,
+};
+struct sk_buff;
+int ms_genl_notify(enum ms_genl_group group, u8 cmd, size_t size,
+		   int (*fill)(struct sk_buff *skb, void *arg), void *arg);
+bool ms_genl_listening(enum ms_genl_group group);
 
 #endif /* _MEMSCOPE_H */

@@ -178,6 +178,8 @@ static int ms_attach(struct ms_probe *p)
 			p->target = *t;
 			p->reason = NULL;
 			p->attached = true;
+			if (p->after_attach)
+				p->after_attach();
 			return 0;
 		}
 		/* Report the most specific failure; keep trying candidates. */
@@ -316,9 +318,6 @@ int ms_probe_set(const char *name, bool on)
 	if (found && !on)
 		ms_detach(all ? NULL : name);
 	mutex_unlock(&ms_probe_lock);
-	/* memleak's reports stop while its probes are off: start them again. */
-	if (found && on)
-		ms_genl_leak_kick();
 	return found ? err : -EINVAL;
 }
 

@@ -465,6 +465,12 @@ static const char *const ms_event_names[MS_NR_EVENT_TYPES] = {
 	[MS_EV_SHM] = "shm",
 };
 
+/* The ring file's name, and the events stream's word, for events of @type. */
+const char *ms_event_name(enum ms_event_type type)
+{
+	return ms_event_names[type];
+}
+
 static int ms_format(char *b, size_t len, const struct ms_event *ev)
 {
 	switch (ev->type) {

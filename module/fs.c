@@ -186,29 +186,30 @@ static const struct ms_proc_ops ms_control_proc_ops = {
 #define MS_HIST_FILE(name) MS_F(#name, MS_F_HIST, MS_H_##name),
 #define MS_HIST_RAW_FILE(name) MS_F(#name, MS_F_HIST_RAW, MS_H_##name),
 
-static const struct ms_file ms_files[] = {
+/*
+ * version, probes and stats; then every table, memleak view and event ring,
+ * named once, by the file that owns it (table.c, memleak.c, events.c).
+ */
+#define MS_NR_FILES (3 + MS_NR_TABLES + MS_NR_LEAK_VIEWS + MS_NR_EVENT_TYPES)
+static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("version", MS_F_VERSION, 0),
 	MS_F("probes", MS_F_PROBES, 0),
 	MS_F("stats", MS_F_STATS, 0),
-	MS_F("faults_by_pid", MS_F_TABLE, MS_T_FAULTS_BY_PID),
-	MS_F("faults_by_file", MS_F_TABLE, MS_T_FAULTS_BY_FILE),
-	MS_F("swapins_by_pid", MS_F_TABLE, MS_T_SWAPINS_BY_PID),
-	MS_F("hugetlb_by_pid", MS_F_TABLE, MS_T_HUGETLB_BY_PID),
-	MS_F("shrinkers", MS_F_TABLE, MS_T_SHRINKERS),
-	MS_F("faults_by_cgroup", MS_F_TABLE, MS_T_FAULTS_BY_CGROUP),
-	MS_F("swapins_by_cgroup", MS_F_TABLE, MS_T_SWAPINS_BY_CGROUP),
-	MS_F("memleak", MS_F_LEAK, MS_LEAK_BY_SITE),
-	MS_F("memleak_allocations", MS_F_LEAK, MS_LEAK_EACH),
-	MS_F("slab", MS_F_TABLE, MS_T_SLAB),
-	MS_F("faults_by_stack", MS_F_TABLE, MS_T_FAULTS_BY_STACK),
-	MS_F("brk_by_stack", MS_F_TABLE, MS_T_BRK_BY_STACK),
-	MS_F("swap_residency_by_pid", MS_F_TABLE, MS_T_SWAP_RESIDENCY_BY_PID),
-	MS_F("oom", MS_F_RING, MS_EV_OOM),
-	MS_F("direct_reclaim", MS_F_RING, MS_EV_DIRECT_RECLAIM),
-	MS_F("compaction", MS_F_RING, MS_EV_COMPACTION),
-	MS_F("mmap", MS_F_RING, MS_EV_MMAP),
-	MS_F("shm", MS_F_RING, MS_EV_SHM),
 };
+
+static void ms_files_init(void)
+{
+	struct ms_file *f = &ms_files[3];
+	int i;
+
+	for (i = 0; i < MS_NR_TABLES; i++)
+		*f++ = (struct ms_file)MS_F(ms_tables[i].file, MS_F_TABLE, i);
+	for (i = 0; i < MS_NR_LEAK_VIEWS; i++)
+		*f++ = (struct ms_file)MS_F(ms_leak_file(i), MS_F_LEAK, i);
+	for (i = 0; i < MS_NR_EVENT_TYPES; i++)
+		*f++ = (struct ms_file)MS_F(ms_event_name(i), MS_F_RING, i);
+	BUILD_BUG_ON(ARRAY_SIZE(ms_files) != MS_NR_FILES);
+}
 
 static const struct ms_file ms_hist_files[] = { MS_HISTS(MS_HIST_FILE) };
 static const struct ms_file ms_hist_raw_files[] = { MS_HISTS(MS_HIST_RAW_FILE) };
@@ -302,7 +303,10 @@ err:
 
 int ms_fs_init(void)
 {
-	int err = ms_debugfs_init();
+	int err;
+
+	ms_files_init();
+	err = ms_debugfs_init();
 
 	if (err)
 		pr_warn("memscope: debugfs unavailable (%d)%s\n", err,

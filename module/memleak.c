@@ -888,7 +888,7 @@ unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap)
 
 static const struct {
 	const char *file, *header;
-} ms_leak_views[] = {
+} ms_leak_views[MS_NR_LEAK_VIEWS] = {
 	[MS_LEAK_BY_SITE] = { "memleak", "# site allocs bytes oldest_ms" },
 	[MS_LEAK_EACH] = { "memleak_allocations", "# site bytes age_ms" },
 };
@@ -904,9 +904,14 @@ int ms_leak_view(const char *file)
 	return -ENOENT;
 }
 
+const char *ms_leak_file(enum ms_leak_view view)
+{
+	return ms_leak_views[view].file;
+}
+
 const char *ms_leak_snap_file(const struct ms_leak_snap *snap)
 {
-	return ms_leak_views[snap->view].file;
+	return ms_leak_file(snap->view);
 }
 
 const char *ms_leak_snap_header(const struct ms_leak_snap *snap)

@@ -445,6 +445,7 @@ enum ms_event_type {
 	MS_EV_SHM,
 	MS_NR_EVENT_TYPES,
 };
+const char *ms_event_name(enum ms_event_type type);
 
 struct ms_oom_event {
 	u64 time_ns;
@@ -588,6 +589,7 @@ unsigned int ms_leak_sample_rate(void);
 enum ms_leak_view {
 	MS_LEAK_BY_SITE,	/* memleak: a row per call site */
 	MS_LEAK_EACH,		/* memleak_allocations: a row per allocation */
+	MS_NR_LEAK_VIEWS,
 };
 #define MS_LEAK_COLS 3
 int ms_leak_open(struct file *file, enum ms_leak_view view);
@@ -597,6 +599,7 @@ struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view);
 void ms_leak_snap_free(struct ms_leak_snap *snap);
 unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap);
 int ms_leak_view(const char *file);
+const char *ms_leak_file(enum ms_leak_view view);
 const char *ms_leak_snap_file(const struct ms_leak_snap *snap);
 const char *ms_leak_snap_header(const struct ms_leak_snap *snap);
 unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,

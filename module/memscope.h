@@ -144,7 +144,7 @@ struct ms_probe {
 	struct kretprobe rp;
 	struct tracepoint *tp;
 	ms_fprobe_t fp;
-	unsigned int id;
+	unsigned int id;		/* MS_P_*: where it is declared, or by ms_probe_add() */
 };
 
 /*

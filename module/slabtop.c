@@ -118,7 +118,7 @@ static void __maybe_unused ms_slabtop_check_protos(void)
 	static const char *const ms_##n##_tp_targets[] = { #tp, NULL };	\
 	static struct ms_probe ms_##n##_tp_probe = {			\
 		.name = #n, .targets = ms_##n##_tp_targets,		\
-		.kind = MS_TRACEPOINT, .tp_func = fn,			\
+		.kind = MS_TRACEPOINT, .tp_func = fn, .id = MS_P_##n,	\
 	}
 
 MS_SLAB_TRACEPOINT(slab_alloc, kmem_cache_alloc, ms_slab_alloc_tp);
@@ -138,6 +138,7 @@ MS_SLAB_TRACEPOINT(slab_alloc_lru, kmem_cache_alloc_lru, NULL);
 	static struct ms_probe ms_##n##_probe = {			\
 		.name = #n, .targets = ms_##n##_targets,		\
 		.kind = MS_KPROBE, .pre_handler = ms_##n##_pre,		\
+		.id = MS_P_##n,						\
 	}
 
 MS_SLAB_KPROBE(slab_alloc, kmem_cache_alloc, MS_SLAB_ALLOCS);
@@ -191,10 +192,12 @@ static struct ms_probe ms_slab_alloc_bulk_probe = {
 	.name = "slab_alloc_bulk", .targets = ms_slab_alloc_bulk_targets,
 	.kind = MS_KRETPROBE, .entry_handler = ms_slab_alloc_bulk_entry,
 	.ret_handler = ms_slab_alloc_bulk_ret, .data_size = sizeof(struct ms_slab_bulk),
+	.id = MS_P_slab_alloc_bulk,
 };
 static struct ms_probe ms_slab_free_bulk_probe = {
 	.name = "slab_free_bulk", .targets = ms_slab_free_bulk_targets,
 	.kind = MS_KPROBE, .pre_handler = ms_slab_free_bulk_pre,
+	.id = MS_P_slab_free_bulk,
 };
 
 /* Never called: a ctor keeps the allocator from merging the probe caches. */
@@ -265,10 +268,6 @@ int __init ms_slabtop_init(void)
 		tp ? &ms_slab_alloc_lru_tp_probe : &ms_slab_alloc_lru_probe,
 		&ms_slab_alloc_bulk_probe,
 	};
-	static const enum ms_probe_id ids[] = {
-		MS_P_slab_free, MS_P_slab_free_bulk, MS_P_slab_alloc, MS_P_slab_alloc_node,
-		MS_P_slab_alloc_lru, MS_P_slab_alloc_bulk,
-	};
 	int err = ms_slab_find_name();
 	unsigned int i;
 
@@ -286,7 +285,7 @@ int __init ms_slabtop_init(void)
 		if (err && !probes[i]->unsupported)
 			probes[i]->unsupported = err == -ENOMEM ? "no_memory_for_probe_caches" :
 							   "kmem_cache_name_not_found";
-		ms_probe_add(probes[i], ids[i]);
+		ms_probe_add(probes[i], probes[i]->id);
 	}
 	if (err)
 		pr_warn("memscope: slabtop unavailable: %s\n", err == -ENOMEM ?

@@ -202,6 +202,7 @@ static void __maybe_unused ms_vmscan_check_protos(void)
 	.targets = MS_TP_TARGETS(tp),			\
 	.kind = MS_TRACEPOINT,				\
 	.tp_func = fn,					\
+	.id = MS_P_##pname,				\
 }
 
 static struct ms_probe ms_vmscan_probes[] = {
@@ -232,21 +233,15 @@ static struct ms_probe ms_allocstall_probe = {
 
 int ms_vmscan_init(void)
 {
-	static const enum ms_probe_id ids[] = {
-		MS_P_direct_reclaim_begin, MS_P_direct_reclaim_end,
-		MS_P_memcg_reclaim_begin, MS_P_memcg_reclaim_end,
-		MS_P_shrink_slab_start, MS_P_shrink_slab_end,
-		MS_P_wakeup_kswapd, MS_P_kswapd_wake, MS_P_kswapd_sleep,
-		MS_P_writepage,
-	};
 	unsigned int i;
 
-	BUILD_BUG_ON(ARRAY_SIZE(ids) != ARRAY_SIZE(ms_vmscan_probes));
-	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+	for (i = 0; i < ARRAY_SIZE(ms_vmscan_probes); i++) {
+		struct ms_probe *p = &ms_vmscan_probes[i];
+
 		if (!IS_ENABLED(CONFIG_MEMCG) &&
-		    (ids[i] == MS_P_memcg_reclaim_begin || ids[i] == MS_P_memcg_reclaim_end))
-			ms_vmscan_probes[i].unsupported = "config_memcg_disabled";
-		ms_probe_add(&ms_vmscan_probes[i], ids[i]);
+		    (p->id == MS_P_memcg_reclaim_begin || p->id == MS_P_memcg_reclaim_end))
+			p->unsupported = "config_memcg_disabled";
+		ms_probe_add(p, p->id);
 	}
 	ms_probe_add(&ms_allocstall_probe, MS_P_allocstall);
 	return 0;

@@ -30,6 +30,21 @@
 
 #include "memscope.h"
 
+struct ms_table ms_table_faults_by_pid = {
+	.file = "faults_by_pid", .header = "# pid comm faults major",
+	.kind = MS_TK_TASK, .ncols = 2,
+};
+
+struct ms_table ms_table_faults_by_file = {
+	.file = "faults_by_file", .header = "# file faults major",
+	.kind = MS_TK_NAME, .ncols = 2,
+};
+
+struct ms_table ms_table_faults_by_cgroup = {
+	.file = "faults_by_cgroup", .header = "# cgroup faults major",
+	.kind = MS_TK_CGROUP, .ncols = 2,
+};
+
 /* A row found on entry, and its key then: a row can be reused meanwhile. */
 struct ms_fault_row {
 	struct ms_row *row;
@@ -44,9 +59,9 @@ struct ms_fault_data {
 };
 
 static const enum ms_table_id ms_fault_tables[MS_NR_FR] = {
-	[MS_FR_PID] = MS_T_FAULTS_BY_PID,
-	[MS_FR_FILE] = MS_T_FAULTS_BY_FILE,
-	[MS_FR_CGROUP] = MS_T_FAULTS_BY_CGROUP,
+	[MS_FR_PID] = MS_T_faults_by_pid,
+	[MS_FR_FILE] = MS_T_faults_by_file,
+	[MS_FR_CGROUP] = MS_T_faults_by_cgroup,
 };
 
 #define MS_ANON_KEY 1ULL	/* file keys are even */
@@ -93,7 +108,7 @@ static noinline struct ms_row *ms_file_name_row(struct ms_table *t, struct file 
 
 static __always_inline struct ms_row *ms_file_row(struct vm_area_struct *vma)
 {
-	struct ms_table *t = &ms_tables[MS_T_FAULTS_BY_FILE];
+	struct ms_table *t = &ms_table_faults_by_file;
 	struct ms_row *row;
 
 	if (vma->vm_file)
@@ -123,7 +138,7 @@ static enum ms_stat ms_fault_class(struct vm_area_struct *vma)
 static __always_inline void ms_fault_count(struct ms_fault_data *d, int cpu, int i,
 					   struct ms_row *row)
 {
-	struct ms_table *t = &ms_tables[ms_fault_tables[i]];
+	struct ms_table *t = ms_tables[ms_fault_tables[i]];
 
 	d->r[i].row = row;
 	if (!row)
@@ -146,10 +161,10 @@ static __always_inline void ms_fault_enter(struct ms_fault_data *d, struct pt_re
 
 	/* A kretprobe entry handler runs with preemption disabled. */
 	cpu = smp_processor_id();
-	ms_fault_count(d, cpu, MS_FR_PID, ms_table_get_task(&ms_tables[MS_T_FAULTS_BY_PID]));
+	ms_fault_count(d, cpu, MS_FR_PID, ms_table_get_task(&ms_table_faults_by_pid));
 	ms_fault_count(d, cpu, MS_FR_FILE, ms_file_row(vma));
 	ms_fault_count(d, cpu, MS_FR_CGROUP,
-		       ms_table_get_cgroup(&ms_tables[MS_T_FAULTS_BY_CGROUP]));
+		       ms_table_get_cgroup(&ms_table_faults_by_cgroup));
 	/*
 	 * The fault may sleep and return on another CPU: CLOCK_MONOTONIC, as
 	 * ms_pair_now(), called directly on this hot path.
@@ -171,7 +186,7 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 
 			/* Not if the row was reused for another key meanwhile. */
 			if (row && READ_ONCE(row->key) == d->r[i].key)
-				__ms_row_add(&ms_tables[ms_fault_tables[i]], row, 1, 1);
+				__ms_row_add(ms_tables[ms_fault_tables[i]], row, 1, 1);
 		}
 	}
 	if (ret & VM_FAULT_RETRY)

@@ -97,7 +97,7 @@ static int ms_open(struct inode *inode, struct file *file)
 	const struct ms_file *f = inode->i_private;
 
 	if (f->kind == MS_F_TABLE)
-		return ms_table_open(file, &ms_tables[f->arg]);
+		return ms_table_open(file, ms_tables[f->arg]);
 	if (f->kind == MS_F_LEAK)
 		return ms_leak_open(file, f->arg);
 	return single_open(file, ms_show, inode->i_private);
@@ -153,7 +153,7 @@ static int ms_proc_open(struct inode *inode, struct file *file)
 	const struct ms_file *f = pde_data(inode);
 
 	if (f->kind == MS_F_TABLE)
-		return ms_table_open(file, &ms_tables[f->arg]);
+		return ms_table_open(file, ms_tables[f->arg]);
 	if (f->kind == MS_F_LEAK)
 		return ms_leak_open(file, f->arg);
 	return single_open(file, ms_show, pde_data(inode));
@@ -203,7 +203,7 @@ static void ms_files_init(void)
 	int i;
 
 	for (i = 0; i < MS_NR_TABLES; i++)
-		*f++ = (struct ms_file)MS_F(ms_tables[i].file, MS_F_TABLE, i);
+		*f++ = (struct ms_file)MS_F(ms_tables[i]->file, MS_F_TABLE, i);
 	for (i = 0; i < MS_NR_LEAK_VIEWS; i++)
 		*f++ = (struct ms_file)MS_F(ms_leak_file(i), MS_F_LEAK, i);
 	for (i = 0; i < MS_NR_EVENT_TYPES; i++)

@@ -282,10 +282,10 @@ static int ms_genl_table_begin(struct netlink_callback *cb)
 		return cb->args[0] ? 0 : -ENOMEM;
 	}
 	for (i = 0; i < MS_NR_TABLES; i++) {
-		if (strcmp(ms_tables[i].file, name))
+		if (strcmp(ms_tables[i]->file, name))
 			continue;
 		cb->args[3] = MS_GENL_DUMP_TABLE;
-		cb->args[0] = (long)ms_table_snapshot(&ms_tables[i]);
+		cb->args[0] = (long)ms_table_snapshot(ms_tables[i]);
 		return cb->args[0] ? 0 : -ENOMEM;
 	}
 	return -ENOENT;

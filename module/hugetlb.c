@@ -12,15 +12,20 @@
 
 #include "memscope.h"
 
+struct ms_table ms_table_hugetlb_by_pid = {
+	.file = "hugetlb_by_pid", .header = "# pid comm faults",
+	.kind = MS_TK_TASK, .ncols = 1,
+};
+
 static int ms_hugetlb_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ms_row *row;
 
 	ms_hit(MS_P_hugetlb);
 	ms_stat_inc(MS_hugetlb_faults);
-	row = ms_table_get_task(&ms_tables[MS_T_HUGETLB_BY_PID]);
+	row = ms_table_get_task(&ms_table_hugetlb_by_pid);
 	if (row)
-		__ms_row_add(&ms_tables[MS_T_HUGETLB_BY_PID], row, 0, 1);
+		__ms_row_add(&ms_table_hugetlb_by_pid, row, 0, 1);
 	return 0;
 }
 

@@ -249,21 +249,21 @@ struct ms_table {
 
 #define MS_ROW_BUCKETS 64
 
-enum ms_table_id {
-	MS_T_FAULTS_BY_PID,
-	MS_T_FAULTS_BY_FILE,
-	MS_T_SWAPINS_BY_PID,
-	MS_T_HUGETLB_BY_PID,
-	MS_T_SHRINKERS,
-	MS_T_FAULTS_BY_CGROUP,
-	MS_T_SWAPINS_BY_CGROUP,
-	MS_T_SLAB,
-	MS_T_FAULTS_BY_STACK,
-	MS_T_BRK_BY_STACK,
-	MS_T_SWAP_RESIDENCY_BY_PID,
-	MS_NR_TABLES,
-};
-extern struct ms_table ms_tables[MS_NR_TABLES];
+/*
+ * The tables, each defined by its family (faults.c, swap.c, hugetlb.c,
+ * vmscan.c, slabtop.c, ustack.c) as ms_table_<name>, its file's name.
+ */
+#define MS_TABLES(X)							\
+	X(faults_by_pid) X(faults_by_file) X(swapins_by_pid)		\
+	X(hugetlb_by_pid) X(shrinkers) X(faults_by_cgroup)		\
+	X(swapins_by_cgroup) X(slab) X(faults_by_stack) X(brk_by_stack) \
+	X(swap_residency_by_pid)
+
+#define MS_TABLE_ENUM(n) MS_T_##n,
+enum ms_table_id { MS_TABLES(MS_TABLE_ENUM) MS_NR_TABLES };
+#define MS_TABLE_EXTERN(n) extern struct ms_table ms_table_##n;
+MS_TABLES(MS_TABLE_EXTERN)
+extern struct ms_table *const ms_tables[MS_NR_TABLES];
 
 struct ms_row *ms_table_get(struct ms_table *t, u64 key);
 void ms_row_publish_task(struct ms_row *row, pid_t tgid, u64 c0, u64 c1);

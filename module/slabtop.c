@@ -37,6 +37,11 @@
 #include "memscope.h"
 #include "compat/kmem.h"
 
+struct ms_table ms_table_slab = {
+	.file = "slab", .header = "# cache allocs frees bytes",
+	.kind = MS_TK_NAME, .ncols = 3,
+};
+
 static bool slabtop;
 module_param(slabtop, bool, 0400);
 MODULE_PARM_DESC(slabtop, "Enable the slabtop probes at load (they cost on every kmem_cache allocation and free)");
@@ -68,7 +73,7 @@ static noinline void ms_slab_publish(struct ms_row *row, const char *name)
 /* In probe context: any context but NMI, which never allocates from slab. */
 static __always_inline void ms_slab_count(struct kmem_cache *s, unsigned int col, long n)
 {
-	struct ms_table *t = &ms_tables[MS_T_SLAB];
+	struct ms_table *t = &ms_table_slab;
 	const char *name;
 	struct ms_row *row;
 	u64 key;

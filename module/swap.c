@@ -88,6 +88,22 @@
 
 #include "memscope.h"
 
+struct ms_table ms_table_swapins_by_pid = {
+	.file = "swapins_by_pid", .header = "# pid comm swapins",
+	.kind = MS_TK_TASK, .ncols = 1,
+};
+
+struct ms_table ms_table_swapins_by_cgroup = {
+	.file = "swapins_by_cgroup", .header = "# cgroup swapins",
+	.kind = MS_TK_CGROUP, .ncols = 1,
+};
+
+struct ms_table ms_table_swap_residency_by_pid = {
+	.file = "swap_residency_by_pid",
+	.header = "# pid comm swapouts swapins median_ns",
+	.kind = MS_TK_TASK, .ncols = 2, .row_hist = true,
+};
+
 /* Newest first: the first one the kernel has is attached. */
 static const char *const ms_swapin_targets[] = {
 	"swap_read_folio",	/* 6.8: (struct folio *, struct swap_iocb **) */
@@ -218,7 +234,7 @@ static struct ms_swres *ms_swres_find(struct ms_swres *seg, unsigned int slot,
 /* The owner's row, if it is still that owner's. */
 static struct ms_row *ms_swres_row(u32 row, u64 key)
 {
-	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+	struct ms_table *t = &ms_table_swap_residency_by_pid;
 
 	if (row == MS_SWRES_NOROW || READ_ONCE(t->rows[row].key) != key)
 		return NULL;
@@ -249,7 +265,7 @@ static int ms_swapout_owner_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct page *page = (struct page *)ms_arg(regs, 0);
 	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, 1);
-	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+	struct ms_table *t = &ms_table_swap_residency_by_pid;
 	unsigned long entry, nr, i, flags;
 	struct task_struct *owner;
 	unsigned int s, slot;
@@ -292,7 +308,7 @@ static int ms_swapout_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct page *page = (struct page *)ms_arg(regs, 0);
 	unsigned long entry = page_private(page), nr = 1UL << compound_order(page), i, flags;
-	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+	struct ms_table *t = &ms_table_swap_residency_by_pid;
 	u64 now = ktime_get_ns();
 	unsigned int s, slot;
 
@@ -421,7 +437,7 @@ static int ms_swapfree_pre(struct kprobe *kp, struct pt_regs *regs)
 /* The swap-in probe, for the @nr entries from @entry read back now. */
 static void ms_swres_in(unsigned long entry, unsigned long nr)
 {
-	struct ms_table *t = &ms_tables[MS_T_SWAP_RESIDENCY_BY_PID];
+	struct ms_table *t = &ms_table_swap_residency_by_pid;
 	u64 now = ktime_get_ns();
 	unsigned long i, flags;
 	unsigned int s, slot;
@@ -463,12 +479,12 @@ static void ms_swapin_account(s64 pages)
 	struct ms_row *row;
 
 	ms_stat_add(MS_swapins, pages);
-	row = ms_table_get_task(&ms_tables[MS_T_SWAPINS_BY_PID]);
+	row = ms_table_get_task(&ms_table_swapins_by_pid);
 	if (row)
-		__ms_row_add(&ms_tables[MS_T_SWAPINS_BY_PID], row, 0, pages);
-	row = ms_table_get_cgroup(&ms_tables[MS_T_SWAPINS_BY_CGROUP]);
+		__ms_row_add(&ms_table_swapins_by_pid, row, 0, pages);
+	row = ms_table_get_cgroup(&ms_table_swapins_by_cgroup);
 	if (row)
-		__ms_row_add(&ms_tables[MS_T_SWAPINS_BY_CGROUP], row, 0, pages);
+		__ms_row_add(&ms_table_swapins_by_cgroup, row, 0, pages);
 }
 
 static int ms_swapin_pre(struct kprobe *kp, struct pt_regs *regs)

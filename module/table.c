@@ -47,53 +47,9 @@
 #define MS_TABLE_REACH 32
 #define MS_KEY_BUSY (~0ULL)
 
-struct ms_table ms_tables[MS_NR_TABLES] = {
-	[MS_T_FAULTS_BY_PID] = {
-		.file = "faults_by_pid", .header = "# pid comm faults major",
-		.kind = MS_TK_TASK, .ncols = 2,
-	},
-	[MS_T_FAULTS_BY_FILE] = {
-		.file = "faults_by_file", .header = "# file faults major",
-		.kind = MS_TK_NAME, .ncols = 2,
-	},
-	[MS_T_SWAPINS_BY_PID] = {
-		.file = "swapins_by_pid", .header = "# pid comm swapins",
-		.kind = MS_TK_TASK, .ncols = 1,
-	},
-	[MS_T_HUGETLB_BY_PID] = {
-		.file = "hugetlb_by_pid", .header = "# pid comm faults",
-		.kind = MS_TK_TASK, .ncols = 1,
-	},
-	[MS_T_SHRINKERS] = {
-		.file = "shrinkers", .header = "# shrinker count ns freed",
-		.kind = MS_TK_PTR, .ncols = 3,
-	},
-	[MS_T_FAULTS_BY_CGROUP] = {
-		.file = "faults_by_cgroup", .header = "# cgroup faults major",
-		.kind = MS_TK_CGROUP, .ncols = 2,
-	},
-	[MS_T_SWAPINS_BY_CGROUP] = {
-		.file = "swapins_by_cgroup", .header = "# cgroup swapins",
-		.kind = MS_TK_CGROUP, .ncols = 1,
-	},
-	[MS_T_SLAB] = {
-		.file = "slab", .header = "# cache allocs frees bytes",
-		.kind = MS_TK_NAME, .ncols = 3,
-	},
-	[MS_T_FAULTS_BY_STACK] = {
-		.file = "faults_by_stack", .header = "# pid comm faults depth stack",
-		.kind = MS_TK_STACK, .ncols = 1,
-	},
-	[MS_T_BRK_BY_STACK] = {
-		.file = "brk_by_stack", .header = "# pid comm brk depth stack",
-		.kind = MS_TK_STACK, .ncols = 1,
-	},
-	[MS_T_SWAP_RESIDENCY_BY_PID] = {
-		.file = "swap_residency_by_pid",
-		.header = "# pid comm swapouts swapins median_ns",
-		.kind = MS_TK_TASK, .ncols = 2, .row_hist = true,
-	},
-};
+/* Each family defines its tables (memscope.h's MS_TABLES lists them). */
+#define MS_TABLE_PTR(n) [MS_T_##n] = &ms_table_##n,
+struct ms_table *const ms_tables[MS_NR_TABLES] = { MS_TABLES(MS_TABLE_PTR) };
 
 /* The row's process has exited, or exec'd under another name. */
 static bool ms_task_gone(const struct ms_row *row)
@@ -269,7 +225,7 @@ int ms_tables_init(void)
 	int i, cpu;
 
 	for (i = 0; i < MS_NR_TABLES; i++) {
-		struct ms_table *t = &ms_tables[i];
+		struct ms_table *t = ms_tables[i];
 
 		t->size = roundup_pow_of_two(ms_table_size);
 		t->rows = vzalloc(array_size(t->size, sizeof(*t->rows)));
@@ -307,7 +263,7 @@ void ms_tables_exit(void)
 	int i, cpu;
 
 	for (i = 0; i < MS_NR_TABLES; i++) {
-		struct ms_table *t = &ms_tables[i];
+		struct ms_table *t = ms_tables[i];
 
 		if (t->cnt)
 			for_each_possible_cpu(cpu)
@@ -330,10 +286,10 @@ size_t ms_tables_bytes(void)
 
 	for (i = 0; i < MS_NR_TABLES; i++) {
 		bytes += rows * sizeof(struct ms_row) + nr_cpu_ids * sizeof(local64_t *) +
-			 num_possible_cpus() * rows * ms_tables[i].ncols * sizeof(local64_t);
-		if (ms_tables[i].kind == MS_TK_STACK)
+			 num_possible_cpus() * rows * ms_tables[i]->ncols * sizeof(local64_t);
+		if (ms_tables[i]->kind == MS_TK_STACK)
 			bytes += rows * ms_ustack_depth * sizeof(unsigned long);
-		if (ms_tables[i].row_hist)
+		if (ms_tables[i]->row_hist)
 			bytes += rows * MS_ROW_BUCKETS * sizeof(atomic_t);
 	}
 	return bytes;
@@ -351,7 +307,7 @@ void ms_tables_reset(void)
 	unsigned int j;
 
 	for (i = 0; i < MS_NR_TABLES; i++) {
-		struct ms_table *t = &ms_tables[i];
+		struct ms_table *t = ms_tables[i];
 
 		for (j = 0; j < t->size; j++) {
 			struct ms_row *row = &t->rows[j];

@@ -40,6 +40,16 @@
 
 #include "memscope.h"
 
+struct ms_table ms_table_faults_by_stack = {
+	.file = "faults_by_stack", .header = "# pid comm faults depth stack",
+	.kind = MS_TK_STACK, .ncols = 1,
+};
+
+struct ms_table ms_table_brk_by_stack = {
+	.file = "brk_by_stack", .header = "# pid comm brk depth stack",
+	.kind = MS_TK_STACK, .ncols = 1,
+};
+
 static bool faultstacks;
 module_param(faultstacks, bool, 0400);
 MODULE_PARM_DESC(faultstacks, "Enable the fault_stacks probe at load (it walks the user stack on every fault)");
@@ -135,7 +145,7 @@ static void ms_ustack_count(struct ms_table *t)
 static int ms_fault_stack(struct kprobe *kp, struct pt_regs *regs)
 {
 	ms_hit(MS_P_fault_stacks);
-	ms_ustack_count(&ms_tables[MS_T_FAULTS_BY_STACK]);
+	ms_ustack_count(&ms_table_faults_by_stack);
 	return 0;
 }
 
@@ -146,7 +156,7 @@ static void ms_brk_exit(void *data, struct pt_regs *regs, long ret)
 	ms_hit(MS_P_brk);
 	/* A tracepoint handler: PREEMPT_RT runs it with only migration disabled. */
 	preempt_disable_notrace();
-	ms_ustack_count(&ms_tables[MS_T_BRK_BY_STACK]);
+	ms_ustack_count(&ms_table_brk_by_stack);
 	preempt_enable_notrace();
 }
 

@@ -16,6 +16,11 @@
 
 #include "memscope.h"
 
+struct ms_table ms_table_shrinkers = {
+	.file = "shrinkers", .header = "# shrinker count ns freed",
+	.kind = MS_TK_PTR, .ncols = 3,
+};
+
 /* Direct and memcg reclaim: counted, timed, and recorded for drsnoop. */
 static void ms_reclaim_end(enum ms_pair kind, unsigned long nr_reclaimed)
 {
@@ -84,7 +89,7 @@ static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 {
 	/* The sum of scan_objects() returns, SHRINK_STOP excluded. */
 	unsigned long freed = max(shrinker_retval, 0);
-	struct ms_table *t = &ms_tables[MS_T_SHRINKERS];
+	struct ms_table *t = &ms_table_shrinkers;
 	unsigned long fn;
 	struct ms_row *row;
 	u64 lat;

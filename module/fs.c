@@ -64,6 +64,10 @@ static int ms_show(struct seq_file *m, void *unused)
 		seq_printf(m, "ustack_depth %u\n", ms_ustack_depth);
 		seq_printf(m, "swap_residency_size %u\n", ms_swres_size());
 		seq_printf(m, "oom_ring_size %u\n", ms_oom_ring_size);
+		seq_puts(m, "tables");
+		for (i = 0; i < MS_NR_TABLES; i++)
+			seq_printf(m, " %s", ms_tables[i]->file);
+		seq_putc(m, '\n');
 		/* A kretprobe instance's own size, a term of memory_bytes. */
 		seq_printf(m, "kretprobe_instance_bytes %zu\n", sizeof(struct kretprobe_instance));
 		return 0;

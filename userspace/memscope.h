@@ -86,6 +86,8 @@ const char *ms_dir(void);
 /* 0 if the module's files are in the format this CLI reads, else fails. */
 int ms_check_format(void);
 uint64_t ms_memleak_sample(void);
+int ms_module_tables(char ***names);
+void ms_free_names(char **names);
 char *ms_path(const char *name);		/* caller frees */
 int ms_read(const char *name, char **data, size_t *len);
 int ms_read_optional(const char *name, char **data, size_t *len);

@@ -521,6 +521,20 @@ t_export_top() { ms --dir "$FX/basic" export --top 1; rc_is 0 &&
 	has 'memscope_shrinkers_seconds_total{shrinker="super_cache_scan"} 0.080000000' &&
 	ms --dir "$FX/basic" export --top 0; rc_is 1 && has_err 'bad --top "0"'; }
 t "export --top N: N rows per table, the rest summed" t_export_top
+# The tables are the module's own list (version's "tables" line): a stack
+# table comes with its depth and stack as labels; a module without the
+# line gets a warning and no table, not a silent gap.
+t_export_tables() { mkdir -p "$T/stacks" && cp -r "$FX/basic/." "$T/stacks/" &&
+	printf '# pid comm faults depth stack\n1234 workload 7 2 0x401000,0x401100\n' > "$T/stacks/faults_by_stack" &&
+	ms --dir "$T/stacks" export; rc_is 0 &&
+	has 'memscope_faults_by_stack_faults_total{pid="1234",comm="workload",depth="2",stack="0x401000,0x401100"} 7' &&
+	has 'memscope_table_rows{table="faults_by_stack"} 1' &&
+	mkdir -p "$T/notables" && cp -r "$FX/basic/." "$T/notables/" &&
+	sed -i '/^tables /d' "$T/notables/version" &&
+	ms --dir "$T/notables" export; rc_is 0 && lacks "memscope_table_rows" &&
+	has "memscope_faults_total 12345" &&
+	has_err "Warning: $T/notables/version lists no tables (a module older than this CLI): no table is exported"; }
+t "export: the module's own table list, and a warning without one" t_export_tables
 # --textfile: written whole and renamed, as node_exporter's textfile
 # collector wants; Debian's node_exporter on loopback then scrapes every
 # memscope metric with no scrape error.

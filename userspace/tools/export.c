@@ -20,10 +20,6 @@
 
 #define PROM_SLOTS 41	/* le up to 2^40 - 1 ns (18 min); the rest is +Inf */
 
-static const char *const tables[] = {
-	"faults_by_pid", "faults_by_file", "swapins_by_pid", "hugetlb_by_pid", "shrinkers",
-	"faults_by_cgroup", "swapins_by_cgroup", "slab", "swap_residency_by_pid",
-};
 
 static const struct {
 	const char *key;
@@ -246,7 +242,10 @@ static void prom_hist(FILE *fp, const char *name, const struct ms_buckets *h)
 /* A table's key columns become labels; the others are its values. */
 static bool is_label_col(const char *col)
 {
-	static const char *const labels[] = { "pid", "comm", "file", "cgroup", "shrinker", "cache" };
+	/* A stack table's depth and stack name its row, as pid and comm do. */
+	static const char *const labels[] = {
+		"pid", "comm", "file", "cgroup", "shrinker", "cache", "depth", "stack",
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
@@ -314,6 +313,7 @@ static int prom_table(FILE *fp, const char *name, const struct ms_rows *t, uint6
 {
 	char metric[300], rest[300];
 	size_t c, l, k, n, first = t->ncols, *order;
+	const char *sep;
 	bool seconds, gauge;
 	uint64_t sum;
 
@@ -342,11 +342,13 @@ static int prom_table(FILE *fp, const char *name, const struct ms_rows *t, uint6
 		fprintf(fp, "# TYPE %s %s\n", metric, gauge ? "gauge" : "counter");
 		for (k = 0; k < n; k++) {
 			fprintf(fp, "%s{", metric);
-			for (l = 0; l < first || (l < t->ncols && is_label_col(t->cols[l])); l++) {
+			/* Every label column, after the values too (a stack's). */
+			for (l = 0, sep = ""; l < t->ncols; l++) {
 				if (!is_label_col(t->cols[l]))
 					continue;
-				fprintf(fp, "%s%s=", l ? "," : "", t->cols[l]);
+				fprintf(fp, "%s%s=", sep, t->cols[l]);
 				label_value(fp, t->cells[order[k] * t->ncols + l]);
+				sep = ",";
 			}
 			fputs("} ", fp);
 			prom_value(fp, cell_u64(t, order[k], c), seconds);
@@ -366,20 +368,36 @@ static int prom_table(FILE *fp, const char *name, const struct ms_rows *t, uint6
 	return 0;
 }
 
-/* Every table's top rows, then how many rows each one has. */
+/*
+ * Every table's top rows, then how many rows each one has: the tables the
+ * module lists in its version file, so a new one is exported as it comes.
+ */
 static int prom_tables(FILE *fp, uint64_t top)
 {
-	size_t i, rows[sizeof(tables) / sizeof(tables[0])];
-	bool have[sizeof(tables) / sizeof(tables[0])] = { false };
+	size_t i, n, *rows;
 	struct ms_rows t;
+	char **tables;
 	size_t rlen;
 	char *raw;
-	int r;
+	bool *have;
+	int r, ret = -1;
 
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+	r = ms_module_tables(&tables);
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		fprintf(stderr, "Warning: %s/version lists no tables (a module older than this CLI): no table is exported; install the module of this CLI's release\n",
+			ms_dir());
+		return 0;
+	}
+	for (n = 0; tables[n]; n++)
+		;
+	rows = ms_xcalloc(n, sizeof(*rows));
+	have = ms_xcalloc(n, sizeof(*have));
+	for (i = 0; i < n; i++) {
 		r = ms_read_optional(tables[i], &raw, &rlen);
 		if (r < 0)
-			return -1;
+			goto out;
 		if (r > 0)
 			continue;
 		r = ms_parse_table(raw, rlen, &t);
@@ -389,17 +407,22 @@ static int prom_tables(FILE *fp, uint64_t top)
 			rows[i] = t.nrows;
 			if (prom_table(fp, tables[i], &t, top)) {
 				ms_table_free(&t);
-				return -1;
+				goto out;
 			}
 		}
 		ms_table_free(&t);
 	}
 	fputs("# HELP memscope_table_rows Rows in a memscope top-N table.\n"
 	      "# TYPE memscope_table_rows gauge\n", fp);
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+	for (i = 0; i < n; i++)
 		if (have[i])
 			fprintf(fp, "memscope_table_rows{table=\"%s\"} %zu\n", tables[i], rows[i]);
-	return 0;
+	ret = 0;
+out:
+	free(rows);
+	free(have);
+	ms_free_names(tables);
+	return ret;
 }
 
 static int write_stdout(const char *data, size_t len)

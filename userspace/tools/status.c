@@ -90,6 +90,47 @@ uint64_t ms_memleak_sample(void)
 	return vi.memleak_sample;
 }
 
+/*
+ * The module's top-N tables, from version's "tables NAME..." line: *names
+ * gets a NULL-terminated array of them (free with ms_free_names()).  0, or
+ * 1 when version has no such line (a module built before it), -1 on error.
+ */
+int ms_module_tables(char ***names)
+{
+	char *data, *line, *next, *tok, *save = NULL;
+	size_t len, n = 0;
+	int ret;
+
+	*names = NULL;
+	ret = ms_read_optional("version", &data, &len);
+	if (ret)
+		return ret < 0 ? -1 : 1;
+	if (memchr(data, '\0', len))
+		len = strlen(data);
+	for (line = data; line && line < data + len; line = next) {
+		next = memchr(line, '\n', len - (size_t)(line - data));
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "tables ", 7))
+			continue;
+		*names = ms_xcalloc(strlen(line) / 2 + 1, sizeof(**names));
+		for (tok = strtok_r(line + 7, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+			(*names)[n++] = ms_xstrdup(tok);
+		break;
+	}
+	free(data);
+	return *names ? 0 : 1;
+}
+
+void ms_free_names(char **names)
+{
+	char **p;
+
+	for (p = names; p && *p; p++)
+		free(*p);
+	free(names);
+}
+
 int ms_check_format(void)
 {
 	struct version_info vi;

@@ -191,7 +191,7 @@ t_faults() { ms "${B[@]}" faults; rc_is 0 &&
 	line_is 1 "PID     COMM                 FAULTS    MAJOR" &&
 	line_is 2 "1234    workload               4096        0" &&
 	line_is 3 "987     Web Content            2000       12" &&
-	has "TOTAL: faults 12345 major 45 minor 12300 user 12000 kernel 345 anon 10000 file 2200 shmem 100 hugetlb 45 write 6000 retry 7 error 1 unclassified 0"; }
+	has "TOTAL: faults 12345 major 45 minor 12300 retry 7 error 1 user 12000 kernel 345 anon 10000 file 2200 shmem 100 hugetlb 45 write 6000 unclassified 0"; }
 t "faults: per-process table and totals by class" t_faults
 t_faults_pid() { ms "${B[@]}" -p 987 faults; rc_is 0 && has "987     Web Content" && lacks "workload" &&
 	has "TOTAL (all processes):"; }

@@ -63,33 +63,31 @@ fail:
 	return NULL;
 }
 
+/*
+ * The totals, then each faults_* class the module counts, in its stats
+ * file's order: a class the module adds shows without a change here.
+ */
 static void print_totals(const struct faults_ctx *c, const struct ms_counters *now,
 			 const struct ms_counters *prev)
 {
-	static const char *const keys[] = {
-		"faults", "faults_user", "faults_kernel", "faults_anon", "faults_file",
-		"faults_shmem", "faults_hugetlb", "faults_write", "faults_retry",
-		"faults_error", "faults_unclassified",
-	};
-	uint64_t v[11], major;
+	uint64_t faults = ms_stat_delta(now, prev, "faults");
+	uint64_t major = ms_stat_delta(now, prev, "faults_major");
 	size_t i;
-
-	for (i = 0; i < 11; i++)
-		v[i] = ms_stat_delta(now, prev, keys[i]);
-	major = ms_stat_delta(now, prev, "faults_major");
 
 	open_json_object("totals");
 	print_fp("%s", c->o->has_pid ? "TOTAL (all processes):" :
 		 c->o->cgroup ? "TOTAL (all cgroups):" : "TOTAL:");
-	print_uint(PRINT_ANY, "faults", " faults %llu", v[0]);
+	print_uint(PRINT_ANY, "faults", " faults %llu", faults);
 	print_uint(PRINT_ANY, "major", " major %llu", major);
-	print_uint(PRINT_ANY, "minor", " minor %llu", v[0] >= major ? v[0] - major : 0);
-	for (i = 1; i < 11; i++) {
-		char fmt[32];
-		const char *name = keys[i] + strlen("faults_");
+	print_uint(PRINT_ANY, "minor", " minor %llu", faults >= major ? faults - major : 0);
+	for (i = 0; i < now->n; i++) {
+		const char *key = now->v[i].key, *name = key + strlen("faults_");
+		char fmt[64];
 
+		if (strncmp(key, "faults_", strlen("faults_")) || !strcmp(key, "faults_major"))
+			continue;
 		snprintf(fmt, sizeof(fmt), " %s %%llu", name);
-		print_uint(PRINT_ANY, name, fmt, v[i]);
+		print_uint(PRINT_ANY, name, fmt, ms_stat_delta(now, prev, key));
 	}
 	print_nl();
 	close_json_object();

@@ -594,21 +594,6 @@ static int render_lines(struct nlattr *attrs, int len, void *arg)
 	return 0;
 }
 
-/* Served by GET_TEXT: the files with no typed command. */
-static const char *const text_files[] = {
-	"version", "oom", "direct_reclaim", "compaction", "mmap", "shm", NULL
-};
-
-static bool is_text_file(const char *name)
-{
-	const char *const *p;
-
-	for (p = text_files; *p; p++)
-		if (!strcmp(*p, name))
-			return true;
-	return false;
-}
-
 int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
 {
 	struct text t;
@@ -622,13 +607,18 @@ int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
 		r = nl_get(MEMSCOPE_CMD_GET_PROBES, NULL, false, render_probes, &t, optional);
 	} else if (!strncmp(name, "hist_raw/", 9)) {
 		r = nl_get(MEMSCOPE_CMD_GET_HIST, name + 9, false, render_hist, &t, optional);
-	} else if (is_text_file(name)) {
-		r = nl_get(MEMSCOPE_CMD_GET_TEXT, name, true, render_lines, &t, optional);
 	} else {
+		/*
+		 * A table, or else a file the family serves as text (version,
+		 * the event rings): the module says which, by ENOENT, so no
+		 * list of either is kept here.
+		 */
 		t.leak = !strncmp(name, "memleak", 7);	/* and memleak_allocations */
 		t.stack = strstr(name, "_by_stack") != NULL;
-		r = nl_get(MEMSCOPE_CMD_GET_TABLE, name, true, render_table, &t, optional);
-		if (!r && !t.header)
+		r = nl_get(MEMSCOPE_CMD_GET_TABLE, name, true, render_table, &t, true);
+		if (r > 0)
+			r = nl_get(MEMSCOPE_CMD_GET_TEXT, name, true, render_lines, &t, optional);
+		else if (!r && !t.header)
 			t.bad = true;
 	}
 	if (r > 0) {

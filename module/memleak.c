@@ -417,15 +417,22 @@ MS_LEAK_PROBE(kmem_cache_alloc_node, ms_kmem_cache_alloc_node);
 MS_LEAK_PROBE(mm_page_alloc, ms_page_alloc);
 MS_LEAK_PROBE(percpu_alloc_percpu, ms_percpu_alloc);
 
+/* The probes that record allocations, as against those that see frees. */
+static struct ms_probe *const ms_leak_alloc_probes[] = {
+	&ms_kmalloc_probe, &ms_kmem_cache_alloc_probe, &ms_kmalloc_node_probe,
+	&ms_kmem_cache_alloc_node_probe, &ms_mm_page_alloc_probe,
+	&ms_percpu_alloc_percpu_probe,
+};
+
 /* Whether any allocation is being recorded: memleak's reports run while so. */
 bool ms_leak_on(void)
 {
-	return READ_ONCE(ms_kmalloc_probe.attached) ||
-	       READ_ONCE(ms_kmem_cache_alloc_probe.attached) ||
-	       READ_ONCE(ms_kmalloc_node_probe.attached) ||
-	       READ_ONCE(ms_kmem_cache_alloc_node_probe.attached) ||
-	       READ_ONCE(ms_mm_page_alloc_probe.attached) ||
-	       READ_ONCE(ms_percpu_alloc_percpu_probe.attached);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms_leak_alloc_probes); i++)
+		if (READ_ONCE(ms_leak_alloc_probes[i]->attached))
+			return true;
+	return false;
 }
 
 /* memleak_sample, clamped: for `version`. */
@@ -558,6 +565,7 @@ size_t ms_leak_bytes(void)
 int ms_memleak_init(void)
 {
 	unsigned int n = ms_leak_size();
+	unsigned int i;
 	int s;
 
 	/* The README's footprint formula counts 64 bytes a slot. */
@@ -604,12 +612,8 @@ int ms_memleak_init(void)
 		ms_kmem_cache_alloc_node_probe.default_off = false;
 	}
 	/* Attaching an allocation probe starts the reports (ms_leak_on()). */
-	ms_kmalloc_probe.after_attach = ms_leak_report_kick;
-	ms_kmem_cache_alloc_probe.after_attach = ms_leak_report_kick;
-	ms_kmalloc_node_probe.after_attach = ms_leak_report_kick;
-	ms_kmem_cache_alloc_node_probe.after_attach = ms_leak_report_kick;
-	ms_mm_page_alloc_probe.after_attach = ms_leak_report_kick;
-	ms_percpu_alloc_percpu_probe.after_attach = ms_leak_report_kick;
+	for (i = 0; i < ARRAY_SIZE(ms_leak_alloc_probes); i++)
+		ms_leak_alloc_probes[i]->after_attach = ms_leak_report_kick;
 	spin_lock(&ms_leak_report_lock);
 	ms_leak_reporting = true;
 	spin_unlock(&ms_leak_report_lock);

@@ -17,6 +17,16 @@ S=/tmp/memscope-t17
 mkdir -p $S
 trap 'kill $(cat $S/pids 2>/dev/null) 2>/dev/null; rm -rf $S; ms_unload' EXIT
 
+# await PATTERN FILE WHAT: wait up to a minute for a line of FILE that
+# starts with PATTERN, or fail saying WHAT did not happen.
+await() {
+	n=0
+	until grep -q "^$1" "$2"; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || fail "$3: $(cat "$2")"
+		sleep 0.1
+	done
+}
 # live PAGES: touch_anon touches PAGES and waits; while it lives (a live
 # row is not reused: an exited one may be, by the reader's own start-up),
 # print "pid faults" from its row.
@@ -25,12 +35,7 @@ live() {
 	mkfifo $S/fifo
 	"$W/touch_anon" "$1" -w < $S/fifo > $S/out &
 	exec 4> $S/fifo
-	n=0
-	until grep -q '^pid' $S/out; do
-		n=$((n + 1))
-		[ $n -lt 600 ] || fail "touch_anon $1 did not finish"
-		sleep 0.1
-	done
+	await pid $S/out "touch_anon $1 did not finish"
 	p=$(awk '{ print $2 }' $S/out)
 	echo "$p $(table_col faults_by_pid "$p" 1 touch_anon)"
 	echo >&4
@@ -99,12 +104,7 @@ mkfifo $S/hold
 "$W/forkmany" -w 140 1 < $S/hold > $S/held &
 echo $! >> $S/pids
 exec 5> $S/hold
-n=0
-until grep -q '^ready' $S/held; do
-	n=$((n + 1))
-	[ $n -lt 600 ] || fail "forkmany -w 140 did not start its children: $(cat $S/held)"
-	sleep 0.1
-done
+await ready $S/held "forkmany -w 140 did not start its children"
 # Nothing has read the table: 140 live processes left some out.
 expect_ge "dropped with 140 live processes in 64 rows" $(($(ms_stat dropped) - d0)) 1
 d0=$(ms_stat dropped)

@@ -607,7 +607,8 @@ static bool probe_attached(const char *probe)
  * named as the tool): probe says whether the family is on, or why it
  * cannot be.  cost is what its probes cost, as "<cost>, so it is off
  * until enabled".  Off, the tool leases the family for as long as it runs
- * and gets 1 (ms_leased() names it); 0 if it was on already.  Where no
+ * and gets 1 (ms_leased() names it); on already, it leases it too (it
+ * stays on when the tool ends) and gets 0.  Where no
  * lease can be had (a --dir copy, an older module): off after it ran (its
  * probe has hits), the tool shows what it kept; else -1, and how to
  * enable it is said.
@@ -629,8 +630,14 @@ int ms_check_optin(const char *tool, const char *family, const char *probe, cons
 
 		if (strcmp(p->name, probe))
 			continue;
-		/* Off: on for as long as this tool runs, as BCC's attach. */
-		if (p->st == MS_PROBE_DISABLED && lease(family) && probe_attached(probe)) {
+		/*
+		 * On: held on while this tool runs, so that another tool's
+		 * lease ending cannot turn it off under this one.  Off: on
+		 * for as long as this tool runs, as BCC's attach.
+		 */
+		if (p->st == MS_PROBE_ATTACHED)
+			lease(family);
+		else if (p->st == MS_PROBE_DISABLED && lease(family) && probe_attached(probe)) {
 			leased = family;
 			ret = 1;
 		} else if (p->st == MS_PROBE_DISABLED && p->hits) {

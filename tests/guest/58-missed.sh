@@ -34,6 +34,15 @@ echo 7 > $P/nested
 echo 11 > $P/direct
 echo 5 > $P/run
 expect_eq "the fixture's calls from inside its handler" "$(cat $P/inner)" 35
+# Both kprobes sit on their function's fentry call, so ftrace runs them.
+# ftrace's recursion guard once let no callback run inside another of the
+# same context: the nested calls then never reach kprobes, which counts
+# no miss (and no hit).  5.10's context-transition allowance (in 4.9.337;
+# not in 4.19.72, 4.14.67 or 4.4.178) lets them through to be missed.
+if [ $(($(field 5) - m0)) = 0 ] && [ $(($(field 4) - h0)) = 11 ] && ! kver_ge 5 10; then
+	lacks "ftrace's context-transition allowance (5.10, some stable backports):" \
+		"the 35 calls nested in a kprobe handler were dropped before kprobes, not missed"
+fi
 expect_eq "hugetlb probe's missed (the kernel's nmissed)" $(($(field 5) - m0)) 35
 expect_eq "hugetlb probe's hits" $(($(field 4) - h0)) 11
 expect_eq "hugetlb_faults" $(($(ms_stat hugetlb_faults) - f0)) 11

@@ -142,12 +142,27 @@ static ssize_t ms_control_write(struct file *file, const char __user *ubuf,
 	/* "reset\0junk" is not "reset": a NUL would hide the rest. */
 	if (strlen(buf) != count)
 		return -EINVAL;
-	err = ms_control(buf);
+	err = ms_control(buf, file);
 	return err ?: count;
+}
+
+/* Each open control file starts with no lease; closing it ends its own. */
+static int ms_control_open(struct inode *inode, struct file *file)
+{
+	file->private_data = NULL;
+	return nonseekable_open(inode, file);
+}
+
+static int ms_control_close(struct inode *inode, struct file *file)
+{
+	ms_control_release(file);
+	return 0;
 }
 
 static const struct file_operations ms_control_fops = {
 	.owner = THIS_MODULE,
+	.open = ms_control_open,
+	.release = ms_control_close,
 	.write = ms_control_write,
 	.llseek = noop_llseek,
 };
@@ -182,6 +197,8 @@ static const struct ms_proc_ops ms_file_proc_ops = {
 };
 
 static const struct ms_proc_ops ms_control_proc_ops = {
+	.MS_PROC(open) = ms_control_open,
+	.MS_PROC(release) = ms_control_close,
 	.MS_PROC(write) = ms_control_write,
 	.MS_PROC_LSEEK = noop_llseek,
 };

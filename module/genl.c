@@ -435,7 +435,7 @@ static int ms_genl_set_probe(struct sk_buff *skb, struct genl_info *info, bool o
 
 	if (!ms_genl_allowed(skb))
 		return -EPERM;
-	return name ? ms_probe_set(name, on) : -EINVAL;
+	return name ? ms_control_set(name, on) : -EINVAL;
 }
 
 static int ms_genl_enable(struct sk_buff *skb, struct genl_info *info)

@@ -185,6 +185,7 @@ void ms_probe_add(struct ms_probe *p, enum ms_probe_id id);
 int ms_probes_init(void);
 void ms_probes_exit(void);
 int ms_probe_set(const char *name, bool on);
+int ms_probe_on(const char *name);
 void ms_probes_show(struct seq_file *m);
 
 /* A probe as the `probes` file shows it: the state is state + reason. */
@@ -624,7 +625,10 @@ int ms_file_show(struct seq_file *m, const char *name);
 
 /* control.c: reset, enable NAME, disable NAME */
 void ms_reset_all(void);
-int ms_control(char *line);
+struct file;
+int ms_control(char *line, struct file *file);
+int ms_control_set(const char *name, bool on);
+void ms_control_release(struct file *file);
 
 size_t ms_footprint(void);
 void ms_seq_escape(struct seq_file *m, const char *s);

@@ -321,6 +321,30 @@ int ms_probe_set(const char *name, bool on)
 	return found ? err : -EINVAL;
 }
 
+/*
+ * Whether NAME (a probe, a family or "all", as ms_probe_set() takes it) is
+ * on: 1 if any of its probes is attached, 0 if none, -EINVAL if there is
+ * no such name.
+ */
+int ms_probe_on(const char *name)
+{
+	bool all = !strcmp(name, "all"), found = false, on = false;
+	int i;
+
+	mutex_lock(&ms_probe_lock);
+	for (i = 0; i < MS_NR_PROBES; i++) {
+		struct ms_probe *p = ms_probes[i];
+
+		if (!p || (!all && strcmp(p->name, name) &&
+			   (!p->family || strcmp(p->family, name))))
+			continue;
+		found = true;
+		on |= p->attached;
+	}
+	mutex_unlock(&ms_probe_lock);
+	return found ? on : -EINVAL;
+}
+
 unsigned long ms_probe_missed(const struct ms_probe *p)
 {
 	unsigned long now = 0;

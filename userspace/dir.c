@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "memscope.h"
@@ -545,12 +546,72 @@ static void describe_probe(char *buf, size_t size, const struct ms_probe_line *p
 			 p->name, p->target, p->state);
 }
 
+#define MS_DEBUGFS_MAGIC 0x64626720
+#define MS_PROC_MAGIC 0x9fa0
+
+static const char *leased;	/* the family this run turned on, or NULL */
+
+const char *ms_leased(void)
+{
+	return leased;
+}
+
+/*
+ * Lease @family: the module turns it on for as long as this process holds
+ * its control file open, and off when the file closes, which the kernel
+ * does when the process ends however it ends (SIGKILL included).  Only in
+ * the module's own directory, never a copy given with --dir.  True if the
+ * module took the lease.
+ */
+static bool lease(const char *family)
+{
+	static int fd = -1;
+	struct statfs sfs;
+	char cmd[128];
+	char *path;
+	int n;
+
+	if (statfs(ms_dir(), &sfs) ||
+	    ((unsigned long)sfs.f_type != MS_DEBUGFS_MAGIC && (unsigned long)sfs.f_type != MS_PROC_MAGIC))
+		return false;
+	if (fd < 0) {
+		path = ms_path("control");
+		fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+		free(path);
+		if (fd < 0)
+			return false;
+	}
+	n = snprintf(cmd, sizeof(cmd), "lease %s", family);
+	/* EINVAL: a module older than leases; the tool says how to enable. */
+	return n > 0 && (size_t)n < sizeof(cmd) && write(fd, cmd, (size_t)n) == n;
+}
+
+/* Whether @probe is attached now. */
+static bool probe_attached(const char *probe)
+{
+	struct ms_probe_lines pr;
+	bool on = false;
+	size_t i;
+
+	if (ms_load_probes(&pr, true))
+		return false;
+	for (i = 0; i < pr.n; i++)
+		if (!strcmp(pr.v[i].name, probe))
+			on = pr.v[i].st == MS_PROBE_ATTACHED;
+	ms_probes_free(&pr);
+	return on;
+}
+
 /*
  * A tool whose probes are off until enabled (family and module parameter
  * named as the tool): probe says whether the family is on, or why it
  * cannot be.  cost is what its probes cost, as "<cost>, so it is off
- * until enabled".
- * Off after it ran (its probe has hits), the tool shows what it kept.
+ * until enabled".  Off, the tool leases the family for as long as it runs
+ * and gets 1 (ms_leased() names it); on already, it leases it too (it
+ * stays on when the tool ends) and gets 0.  Where no
+ * lease can be had (a --dir copy, an older module): off after it ran (its
+ * probe has hits), the tool shows what it kept; else -1, and how to
+ * enable it is said.
  */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost)
 {
@@ -569,7 +630,17 @@ int ms_check_optin(const char *tool, const char *family, const char *probe, cons
 
 		if (strcmp(p->name, probe))
 			continue;
-		if (p->st == MS_PROBE_DISABLED && p->hits) {
+		/*
+		 * On: held on while this tool runs, so that another tool's
+		 * lease ending cannot turn it off under this one.  Off: on
+		 * for as long as this tool runs, as BCC's attach.
+		 */
+		if (p->st == MS_PROBE_ATTACHED)
+			lease(family);
+		else if (p->st == MS_PROBE_DISABLED && lease(family) && probe_attached(probe)) {
+			leased = family;
+			ret = 1;
+		} else if (p->st == MS_PROBE_DISABLED && p->hits) {
 			print_warn("%s is off: showing what it recorded while it was on; `echo enable %s > %s/control` turns it on again",
 				   family, family, ms_dir());
 		} else if (p->st == MS_PROBE_DISABLED) {

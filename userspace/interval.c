@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "memscope.h"
 
@@ -133,10 +134,50 @@ void ms_print_timestamp(const struct ms_opts *o)
 }
 
 /*
+ * A tool that turned its family on (ms_leased()) and has no INTERVAL
+ * traces until Ctrl-C (or SIGTERM), as BCC's do, and then prints what
+ * happened meanwhile: one interval as long as the run.
+ */
+static int run_traced(const struct ms_interval_ops *ops, void *ctx)
+{
+	struct ms_missed missed[2];
+	struct timespec sec = { 1, 0 };
+	void *first, *now;
+	double t0;
+	int ret;
+
+	fprintf(stderr, "Tracing: memscope turned %s on, and turns it off when it ends. Hit Ctrl-C to end.\n",
+		ms_leased());
+	ms_missed_snapshot(&missed[0]);
+	first = ops->snapshot(ctx);
+	if (!first)
+		return 1;
+	t0 = ms_now_mono();
+	/* Each signal ends a sleep early: ms_stop is seen within a second. */
+	while (!ms_stop && !ms_test_steps())
+		nanosleep(&sec, NULL);
+	now = ops->snapshot(ctx);
+	if (!now) {
+		ops->free_snap(first);
+		return 1;
+	}
+	ms_missed_snapshot(&missed[1]);
+	ret = ops->report(ctx, first, now, ms_now_mono() - t0);
+	if (!ret && ops->finish)
+		ret = ops->finish(ctx, first, now);
+	if (!ret)
+		ms_missed_warn(&missed[0], &missed[1], "while tracing");
+	ops->free_snap(now);
+	ops->free_snap(first);
+	return ret ? 1 : 0;
+}
+
+/*
  * vmstat's contract: no INTERVAL prints one cumulative report; INTERVAL
  * alone repeats until Ctrl-C; INTERVAL COUNT prints COUNT reports. Each
  * interval report is the change since the previous one. Ctrl-C ends the
- * loop and still runs finish(), which prints the run's summary.
+ * loop and still runs finish(), which prints the run's summary.  A tool
+ * that turned its family on traces until Ctrl-C instead (run_traced).
  */
 int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx)
 {
@@ -145,6 +186,9 @@ int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, 
 	double t0, t1;
 	uint64_t i;
 	int ret = 0;
+
+	if (!o->has_interval && ms_leased())
+		return run_traced(ops, ctx);
 
 	/*
 	 * Misses are read after the counts: a hit missed in between is

@@ -105,6 +105,7 @@ void ms_warn_diag(const char *name, const struct ms_diag *d);
 int ms_check_probes(const char *tool, const char *const *patterns);
 /* tool: the command to run again; family: what `enable` takes */
 int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost);
+const char *ms_leased(void);
 bool ms_probe_matches(const struct ms_probe_line *p, const char *const *patterns);
 bool ms_module_loaded(void);
 void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,12 +25,8 @@ trap cleanup EXIT
 ms_load
 expect_eq "probe fault_stacks at load" "$(probe_state fault_stacks)" disabled
 expect_eq "probe brk at load" "$(probe_state brk)" disabled
-"$CLI" brkstack > /tmp/t26.cli 2>&1 && fail "memscope brkstack ran with its probe off"
-grep -q "brkstack is off: .*echo enable brkstack > .*/control" /tmp/t26.cli ||
-	fail "memscope brkstack does not say how to enable it: $(cat /tmp/t26.cli)"
-"$CLI" faults --stacks > /tmp/t26.cli 2>&1 && fail "memscope faults --stacks ran with its probe off"
-grep -q "faultstacks is off: .*echo enable faultstacks > .*/control.*memscope faults --stacks again" \
-	/tmp/t26.cli || fail "memscope faults --stacks does not say how to enable it: $(cat /tmp/t26.cli)"
+optin_leases brkstack brkstack brk 1 1
+optin_leases "faults --stacks" faultstacks fault_stacks 1 1
 
 echo enable faultstacks > $D/control || fail "enable faultstacks"
 echo enable brkstack > $D/control || fail "enable brkstack"

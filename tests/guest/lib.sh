@@ -79,6 +79,27 @@ kver_ge() {
 }
 # probe_state NAME: the state column of the probes file.
 probe_state() { awk -v n="$1" '$1 == n { print $3 }' $D/probes; }
+# optin_leases TOOL FAMILY PROBE ARGS...: with FAMILY off, `memscope TOOL
+# ARGS` (ARGS that end it by themselves) turns FAMILY on for its run and
+# off again once it ends; from a copy of the files, where nothing can be
+# leased, it says how to turn FAMILY on instead, and fails.
+optin_leases() {
+	_tool=$1 _family=$2 _probe=$3
+	shift 3
+	expect_eq "probe $_probe before memscope $_tool" "$(probe_state "$_probe")" disabled
+	# shellcheck disable=SC2086 # TOOL may be "faults --stacks"
+	"$CLI" $_tool "$@" > /tmp/optin.out 2>&1 ||
+		fail "memscope $_tool $* with $_family off: $(cat /tmp/optin.out)"
+	expect_eq "probe $_probe after memscope $_tool $* ended" "$(probe_state "$_probe")" disabled
+	rm -rf /tmp/optin.dir
+	mkdir /tmp/optin.dir || fail "mkdir /tmp/optin.dir"
+	cp $D/version $D/probes $D/stats /tmp/optin.dir/ || fail "copy $D"
+	# shellcheck disable=SC2086
+	"$CLI" --dir /tmp/optin.dir $_tool "$@" > /tmp/optin.out 2>&1 &&
+		fail "memscope --dir COPY $_tool ran with $_family off"
+	grep -q "$_family is off: .*echo enable $_family > /tmp/optin.dir/control" /tmp/optin.out ||
+		fail "memscope --dir COPY $_tool does not say how to enable $_family: $(cat /tmp/optin.out)"
+}
 # table_col FILE PID COL [COMM]: column COL (1-based, after pid and comm)
 # of FILE's rows for PID (and COMM: a process that execs has a row per name).
 table_col() {

@@ -557,12 +557,12 @@ static const struct ms_interval_ops stacks_ops = {
 static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family,
 		      const char *probe, const char *cost)
 {
-	if (ms_check_optin(tool, family, probe, cost))
+	if (ms_check_optin(tool, family, probe, cost) < 0)
 		return 1;
 #ifndef MS_HAVE_LIBELF
 	print_warn("this memscope was built without libelf (elfutils): frames are raw addresses; install libelf-dev and rebuild for function names");
 #endif
-	if (!c->o->json && !c->o->has_interval)
+	if (!c->o->json && !c->o->has_interval && !ms_leased())
 		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; programs built without frame pointers give short stacks.",
 			   family);
 	return ms_run_interval(c->o, &stacks_ops, c);

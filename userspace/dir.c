@@ -608,12 +608,14 @@ static bool probe_attached(const char *probe)
  * cannot be.  cost is what its probes cost, as "<cost>, so it is off
  * until enabled".  Off, the tool leases the family for as long as it runs
  * and gets 1 (ms_leased() names it); on already, it leases it too (it
- * stays on when the tool ends) and gets 0.  Where no
+ * stays on when the tool ends) and gets 0.  With @kept (--kept) nothing
+ * is leased: the tool shows what the family kept, as below.  Where no
  * lease can be had (a --dir copy, an older module): off after it ran (its
  * probe has hits), the tool shows what it kept; else -1, and how to
  * enable it is said.
  */
-int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost)
+int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost,
+		   bool kept)
 {
 	static const char *watch[2];
 	struct ms_probe_lines pr;
@@ -635,9 +637,10 @@ int ms_check_optin(const char *tool, const char *family, const char *probe, cons
 		 * lease ending cannot turn it off under this one.  Off: on
 		 * for as long as this tool runs, as BCC's attach.
 		 */
-		if (p->st == MS_PROBE_ATTACHED)
+		if (p->st == MS_PROBE_ATTACHED && !kept)
 			lease(family);
-		else if (p->st == MS_PROBE_DISABLED && lease(family) && probe_attached(probe)) {
+		else if (p->st == MS_PROBE_DISABLED && !kept && lease(family) &&
+			 probe_attached(probe)) {
 			leased = family;
 			ret = 1;
 		} else if (p->st == MS_PROBE_DISABLED && p->hits) {

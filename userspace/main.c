@@ -17,8 +17,8 @@ static const struct ms_tool tools[] = {
 	{ "status", cmd_status, 0,
 	  "status",
 	  "module version, kernel, and each probe's state, hits and misses" },
-	{ "faults", cmd_faults, OPT_PID | OPT_CGROUP | OPT_HIST | OPT_STACKS | OPT_INTERVAL,
-	  "faults [-p PID | -c CGROUP] [--hist | --stacks] [INTERVAL [COUNT]]",
+	{ "faults", cmd_faults, OPT_PID | OPT_CGROUP | OPT_HIST | OPT_STACKS | OPT_KEPT | OPT_INTERVAL,
+	  "faults [-p PID | -c CGROUP] [--hist | --stacks [--kept]] [INTERVAL [COUNT]]",
 	  "page faults by process (-c: by cgroup), totals by class, latency histogram; --stacks: by user stack, folded (enable faultstacks first)" },
 	{ "ffaults", cmd_ffaults, OPT_INTERVAL,
 	  "ffaults [INTERVAL [COUNT]]",
@@ -44,20 +44,20 @@ static const struct ms_tool tools[] = {
 	{ "compact", cmd_compact, OPT_HIST | OPT_INTERVAL,
 	  "compact [--hist] [INTERVAL [COUNT]]",
 	  "compactions and their time, recent events, histogram" },
-	{ "memleak", cmd_memleak, OPT_TOP | OPT_MIN_AGE | OPT_INTERVAL,
-	  "memleak [-o MIN_AGE_MS] [--top N] [INTERVAL [COUNT]]",
+	{ "memleak", cmd_memleak, OPT_TOP | OPT_MIN_AGE | OPT_KEPT | OPT_INTERVAL,
+	  "memleak [-o MIN_AGE_MS] [--top N] [--kept] [INTERVAL [COUNT]]",
 	  "outstanding slab allocations by call site (enable memleak first)" },
-	{ "slabtop", cmd_slabtop, OPT_TOP | OPT_INTERVAL,
-	  "slabtop [--top N] [INTERVAL [COUNT]]",
+	{ "slabtop", cmd_slabtop, OPT_TOP | OPT_KEPT | OPT_INTERVAL,
+	  "slabtop [--top N] [--kept] [INTERVAL [COUNT]]",
 	  "kmem_cache allocations and frees by cache, most allocations first (enable slabtop first)" },
-	{ "mmapsnoop", cmd_mmapsnoop, OPT_PID | OPT_LAST,
-	  "mmapsnoop [-T] [-p PID] [--last]",
+	{ "mmapsnoop", cmd_mmapsnoop, OPT_PID | OPT_LAST | OPT_KEPT,
+	  "mmapsnoop [-T] [-p PID] [--last] [--kept]",
 	  "each mmap() with its size, protection, flags and file (enable mmapsnoop first)" },
-	{ "shmsnoop", cmd_shmsnoop, OPT_PID | OPT_LAST,
-	  "shmsnoop [-T] [-p PID] [--last]",
+	{ "shmsnoop", cmd_shmsnoop, OPT_PID | OPT_LAST | OPT_KEPT,
+	  "shmsnoop [-T] [-p PID] [--last] [--kept]",
 	  "each shmget, shmat, shmdt and shmctl call (enable shmsnoop first)" },
-	{ "brkstack", cmd_brkstack, OPT_PID | OPT_INTERVAL,
-	  "brkstack [-p PID] [INTERVAL [COUNT]]",
+	{ "brkstack", cmd_brkstack, OPT_PID | OPT_KEPT | OPT_INTERVAL,
+	  "brkstack [-p PID] [--kept] [INTERVAL [COUNT]]",
 	  "brk() calls by user stack, folded for flame graphs (enable brkstack first)" },
 	{ "flamegraph", cmd_flamegraph, OPT_FILE | OPT_TITLE,
 	  "flamegraph [--title TEXT] [FILE]",
@@ -212,6 +212,13 @@ static int set_last(struct ms_opts *o, const char *v)
 	return ARGS_OK;
 }
 
+static int set_kept(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->kept = true;
+	return ARGS_OK;
+}
+
 static int set_memcg(struct ms_opts *o, const char *v)
 {
 	(void)v;
@@ -302,6 +309,7 @@ static const struct ms_optdef {
 	{ NULL, "--stacks", NULL, OPT_STACKS, NULL, set_stacks },
 	{ NULL, "--residency", NULL, OPT_RESIDENCY, NULL, set_residency },
 	{ NULL, "--last", NULL, OPT_LAST, NULL, set_last },
+	{ NULL, "--kept", NULL, OPT_KEPT, NULL, set_kept },
 	{ NULL, "--memcg", NULL, OPT_MEMCG, NULL, set_memcg },
 	{ "-o", "--older", NULL, OPT_MIN_AGE, "MIN_AGE_MS", set_older },
 	{ NULL, "--top", NULL, OPT_TOP, "N", set_top },

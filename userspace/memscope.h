@@ -41,6 +41,7 @@ enum {
 	OPT_MAP		= 1 << 13,	/* pmap --map ADDRESS */
 	OPT_RESIDENCY	= 1 << 14,	/* swapin --residency */
 	OPT_TEXTFILE	= 1 << 15,	/* export --textfile DIR */
+	OPT_KEPT	= 1 << 16,	/* an opt-in tool: what its family kept */
 };
 
 struct ms_opts {
@@ -48,6 +49,7 @@ struct ms_opts {
 	bool timestamp;
 	bool hist;
 	bool last;
+	bool kept;		/* --kept: turn nothing on, show what was kept */
 	bool memcg;		/* drsnoop: memcg reclaims too */
 	bool prometheus;
 	bool has_pid;
@@ -104,7 +106,8 @@ void ms_warn_diag(const char *name, const struct ms_diag *d);
  */
 int ms_check_probes(const char *tool, const char *const *patterns);
 /* tool: the command to run again; family: what `enable` takes */
-int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost);
+int ms_check_optin(const char *tool, const char *family, const char *probe, const char *cost,
+		   bool kept);
 const char *ms_leased(void);
 bool ms_probe_matches(const struct ms_probe_line *p, const char *const *patterns);
 bool ms_module_loaded(void);

@@ -185,10 +185,13 @@ nosource() { sed -E -e '/^directory \//d; /^netlink family memscope$/d' \
 		 -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/HH:MM:SS/g' \
 		 -e 's/\(oldest [0-9]+ ms\)/(oldest N ms)/g; s/"oldest_ms":[0-9]+/"oldest_ms":N/g'; }
 n=0 off=
-for tool in status faults "faults --hist" "faults --stacks" ffaults swapin "swapin --residency" \
-	    hfaults "oomkill --last" "drsnoop --last" "drsnoop --memcg --last" vmscan \
-	    shrinkers compact "compact --hist" memleak slabtop "mmapsnoop --last" \
-	    "shmsnoop --last" brkstack export "export --prometheus"; do
+# The opt-in tools with --kept: without it they would turn their family
+# on again (and memleak's comes on with an empty table) and trace.
+for tool in status faults "faults --hist" "faults --stacks --kept" ffaults swapin \
+	    "swapin --residency" hfaults "oomkill --last" "drsnoop --last" \
+	    "drsnoop --memcg --last" vmscan shrinkers compact "compact --hist" \
+	    "memleak --kept" "slabtop --kept" "mmapsnoop --last --kept" \
+	    "shmsnoop --last --kept" "brkstack --kept" export "export --prometheus"; do
 	for j in "" -j; do
 		# shellcheck disable=SC2086
 		$CLI $j $tool > /tmp/files.out 2>&1
@@ -205,13 +208,14 @@ for tool in status faults "faults --hist" "faults --stacks" ffaults swapin "swap
 		n=$((n + 1))
 		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool: $(grep -m 1 Error /tmp/files.out)"
 		# A tool that ran on kept data: compared with that data in it.
-		case $tool in status|faults*|ffaults|compact*|memleak|slabtop|mmapsnoop*|shmsnoop*|brkstack|export*)
+		case $tool in status|faults*|ffaults|compact*|memleak*|slabtop*|mmapsnoop*|shmsnoop*|brkstack*|export*)
 			[ "$rf" = 0 ] || fail "memscope $j $tool failed, so it was compared without data: $(head -c 300 /tmp/files.out)" ;;
 		esac
 	done
 done
 diag "$n tool runs print the same over files and netlink; of those that failed, each the same way: ${off#, }"
-for tool in faults ffaults compact memleak slabtop "mmapsnoop --last" "shmsnoop --last" brkstack; do
+for tool in faults ffaults compact "memleak --kept" "slabtop --kept" "mmapsnoop --last --kept" \
+	    "shmsnoop --last --kept" "brkstack --kept"; do
 	# shellcheck disable=SC2086
 	$CLI $tool > /tmp/out 2>&1
 	grep -qE '(is|are) off' /tmp/out || fail "memscope $tool did not say its probes are off: $(head -n 3 /tmp/out)"

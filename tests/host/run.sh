@@ -118,7 +118,7 @@ t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTER
 		has "  $tool" || return 1
 	done; }
 t "help lists every tool in grammar style" t_help
-t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID | -c CGROUP] [--hist | --stacks] [INTERVAL [COUNT]]"; }
+t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID | -c CGROUP] [--hist | --stacks [--kept]] [INTERVAL [COUNT]]"; }
 t "TOOL -h prints that tool's usage" t_tool_help
 t_prefix() { ms "${B[@]}" vm; rc_is 0 && has "TIME         S-SLABms  D-RECLAIMms  M-RECLAIMms KSWAPD WRITEPAGE"; }
 t "a prefix selects a tool (vm -> vmscan)" t_prefix

@@ -225,7 +225,7 @@ int cmd_memleak(const struct ms_opts *o)
 		"kmalloc*", "kmem_cache_*", "kfree", "page_alloc", "page_free", "percpu_*", NULL
 	};
 
-	if (ms_check_optin("memleak", "memleak", "kmalloc", "its probes cost on every slab allocation") < 0)
+	if (ms_check_optin("memleak", "memleak", "kmalloc", "its probes cost on every slab allocation", o->kept) < 0)
 		return 1;
 	ms_missed_watch(probes);
 	return ms_run_interval(o, &leak_ops, (void *)o);

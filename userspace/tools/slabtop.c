@@ -90,7 +90,7 @@ int cmd_slabtop(const struct ms_opts *o)
 
 	/* slab_alloc says for the family: off, or unavailable and why. */
 	if (ms_check_optin("slabtop", "slabtop", "slab_alloc",
-			   "its probes cost on every kmem_cache allocation and free") < 0)
+			   "its probes cost on every kmem_cache allocation and free", o->kept) < 0)
 		return 1;
 	ms_missed_watch(probes);
 	return ms_run_interval(o, &slab_ops, (void *)o);

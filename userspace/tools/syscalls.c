@@ -116,7 +116,7 @@ int cmd_mmapsnoop(const struct ms_opts *o)
 {
 	struct snoop_ctx c = { .o = o };
 
-	if (ms_check_optin("mmapsnoop", "mmapsnoop", "mmap", SYSCALL_COST) < 0)
+	if (ms_check_optin("mmapsnoop", "mmapsnoop", "mmap", SYSCALL_COST, o->kept) < 0)
 		return 1;
 	return snoop_run(&c, "mmap", "mmap() calls", mmapsnoop_header, mmapsnoop_event);
 }
@@ -178,7 +178,7 @@ int cmd_shmsnoop(const struct ms_opts *o)
 {
 	struct snoop_ctx c = { .o = o };
 
-	if (ms_check_optin("shmsnoop", "shmsnoop", "shm", SYSCALL_COST) < 0)
+	if (ms_check_optin("shmsnoop", "shmsnoop", "shm", SYSCALL_COST, o->kept) < 0)
 		return 1;
 	return snoop_run(&c, "shm", "System V shared memory calls", shmsnoop_header,
 			 shmsnoop_event);

@@ -557,7 +557,7 @@ static const struct ms_interval_ops stacks_ops = {
 static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family,
 		      const char *probe, const char *cost)
 {
-	if (ms_check_optin(tool, family, probe, cost) < 0)
+	if (ms_check_optin(tool, family, probe, cost, c->o->kept) < 0)
 		return 1;
 #ifndef MS_HAVE_LIBELF
 	print_warn("this memscope was built without libelf (elfutils): frames are raw addresses; install libelf-dev and rebuild for function names");

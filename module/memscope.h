@@ -51,7 +51,8 @@ extern unsigned int ms_oom_ring_size;
 	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
 	X(memleak_dropped) X(swapouts) X(swapins_untimed) X(swap_unread) \
 	X(swap_residency_dropped) X(netlink_dropped)			\
-	X(events_oom_recovered) X(events_oom_lost) X(allocstall)
+	X(events_oom_recovered) X(events_oom_lost) X(allocstall)	\
+	X(swapins_unsampled) X(swap_residency_sample)
 
 #define MS_ENUM(name) MS_##name,
 enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
@@ -609,6 +610,7 @@ const char *ms_fault_hook(void);
 int ms_swap_init(void);
 void ms_swap_exit(void);
 unsigned int ms_swres_size(void);
+unsigned int ms_swres_sample(void);
 size_t ms_swres_bytes(void);
 int ms_hugetlb_init(void);
 int ms_oom_init(void);

@@ -68,6 +68,7 @@ void ms_stats_sum(u64 *out)
 		out[i] = d > 0 ? d : 0;
 	}
 	out[MS_reset_count] = atomic_long_read(&ms_resets);
+	out[MS_swap_residency_sample] = ms_swres_sample();	/* not a count */
 	mutex_unlock(&ms_baseline_lock);
 }
 

@@ -51,8 +51,29 @@
  *
  * The entries live in a table of swap_residency_size slots allocated at
  * load, in 64 segments under raw spinlocks (probe context, PREEMPT_RT):
- * a slot is found among 16 in its segment, and when all 16 are taken the
- * oldest is let go and counted in swap_residency_dropped.  Only a read
+ * a slot is found among 16 in its segment.
+ *
+ * A host that swaps has far more pages in swap than any such table holds,
+ * and a table that keeps the newest entries times only the pages read
+ * back soonest: with 80 MB in swap and 16,384 slots, 98.7% of the reads
+ * found their entry gone, and the few timed were the shortest stays.  So
+ * the table keeps a sample of the swap entries, chosen by a hash of the
+ * entry (independent of the slot's), which the write and the read agree
+ * on whatever happens between them: 1 in swap_residency_sample, a power
+ * of two.  It starts at 1 (or at the parameter) and doubles each time a
+ * sampled entry finds its 16 slots all held by sampled entries: the
+ * oldest is let go, counted in swap_residency_dropped, and from then on
+ * the entries out of the new sample are let go first, uncounted, to make
+ * room.  The sample never widens again until the module is reloaded (a
+ * reset keeps it, as it keeps the entries).  A read of an entry out of
+ * the sample counts in swapins_unsampled, one in it with no time on
+ * record in swapins_untimed, so that
+ *
+ *	swapins = timed + swapins_untimed + swapins_unsampled
+ *
+ * (with the zswap take-back's caveat above), and the residencies timed
+ * are a sample of all of them without bias: which entries are kept does
+ * not depend on when they were written or read.  Only a read
  * or a free takes an entry out: a slot freed without being read (its
  * process exited, or the page came back from the swap cache and let its
  * slot go) counts in swap_unread when swap_range_free() returns it to the
@@ -161,6 +182,7 @@ static const char *const ms_swapout_owner_targets[] = {
 
 #define MS_SWRES_SEGS	64
 #define MS_SWRES_REACH	16
+#define MS_SWRES_SAMPLE_MAX 31	/* 1 in 2^31: nothing is left to time */
 #define MS_SWRES_NOROW	U32_MAX
 #define MS_SWAPFREE_MAX	8192	/* SWAPFILE_CLUSTER: a PMD of 64 KiB pages at most */
 
@@ -182,6 +204,25 @@ static unsigned int ms_swres_seg_size;
 static unsigned int swap_residency_size = 16384;
 module_param(swap_residency_size, uint, 0400);
 MODULE_PARM_DESC(swap_residency_size, "Pages in swap whose swap-out time is kept (rounded up to a power of two, 1024..4194304)");
+
+static unsigned int swap_residency_sample;
+module_param(swap_residency_sample, uint, 0444);
+MODULE_PARM_DESC(swap_residency_sample, "Time 1 in N swap entries, chosen by a hash (rounded up to a power of two; 0 or 1: all of them, until the table fills; it doubles whenever the table is full)");
+
+/* log2 of the sample: an entry is timed when its hash's top bits are 0. */
+static unsigned int ms_swres_shift;
+
+static __always_inline bool ms_swres_sampled(unsigned long entry, unsigned int shift)
+{
+	u32 h = hash_32((u32)entry ^ (u32)((u64)entry >> 32), 32);
+
+	return !shift || !(h >> (32 - shift));
+}
+
+unsigned int ms_swres_sample(void)
+{
+	return 1U << READ_ONCE(ms_swres_shift);
+}
 
 unsigned int ms_swres_size(void)
 {
@@ -211,7 +252,7 @@ static struct ms_swres *ms_swres_find(struct ms_swres *seg, unsigned int slot,
 				      unsigned long entry, bool *found)
 {
 	struct ms_swres *free = NULL, *oldest = NULL;
-	unsigned int i;
+	unsigned int i, shift = READ_ONCE(ms_swres_shift);
 
 	for (i = 0; i < MS_SWRES_REACH; i++) {
 		struct ms_swres *e = &seg[(slot + i) & (ms_swres_seg_size - 1)];
@@ -220,7 +261,8 @@ static struct ms_swres *ms_swres_find(struct ms_swres *seg, unsigned int slot,
 			*found = true;
 			return e;
 		}
-		if (!e->entry) {
+		/* Out of the sample since it narrowed: as good as free. */
+		if (!e->entry || !ms_swres_sampled(e->entry, shift)) {
 			if (!free)
 				free = e;
 		} else if (!oldest || e->out_ns < oldest->out_ns) {
@@ -229,6 +271,17 @@ static struct ms_swres *ms_swres_find(struct ms_swres *seg, unsigned int slot,
 	}
 	*found = false;
 	return free ?: oldest;
+}
+
+/*
+ * The sample narrows: @e, a sampled entry's time, is about to be let go
+ * for another sampled entry.  Halve the sample, once for the sample this
+ * writer saw (a writer on another CPU may have halved it already).
+ */
+static void ms_swres_narrow(unsigned int shift)
+{
+	if (shift < MS_SWRES_SAMPLE_MAX)
+		cmpxchg(&ms_swres_shift, shift, shift + 1);
 }
 
 /* The owner's row, if it is still that owner's. */
@@ -249,8 +302,13 @@ static struct ms_row *ms_swres_row(u32 row, u64 key)
  */
 static void ms_swres_take(struct ms_swres *e, unsigned long entry)
 {
-	if (e->entry && e->out_ns)
-		ms_stat_inc(MS_swap_residency_dropped);
+	unsigned int shift = READ_ONCE(ms_swres_shift);
+
+	if (e->entry && ms_swres_sampled(e->entry, shift)) {
+		ms_swres_narrow(shift);
+		if (e->out_ns)
+			ms_stat_inc(MS_swap_residency_dropped);
+	}
 	e->entry = entry;
 	e->out_ns = 0;
 	e->row = MS_SWRES_NOROW;
@@ -293,6 +351,8 @@ static int ms_swapout_owner_pre(struct kprobe *kp, struct pt_regs *regs)
 		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
 		bool found;
 
+		if (!ms_swres_sampled(entry + i, READ_ONCE(ms_swres_shift)))
+			continue;
 		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
 		e = ms_swres_find(seg, slot, entry + i, &found);
 		if (!found)
@@ -321,10 +381,17 @@ static int ms_swapout_pre(struct kprobe *kp, struct pt_regs *regs)
 
 		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
 		e = ms_swres_find(seg, slot, entry + i, &found);
+		if (found && e->out_ns)
+			ms_stat_inc(MS_swap_unread);	/* written again, never read */
+		if (!ms_swres_sampled(entry + i, READ_ONCE(ms_swres_shift))) {
+			/* Kept from a wider sample: let it go, the write is not timed. */
+			if (found)
+				e->entry = 0;
+			raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+			continue;
+		}
 		if (!found)
 			ms_swres_take(e, entry + i);
-		else if (e->out_ns)
-			ms_stat_inc(MS_swap_unread);	/* written again, never read */
 		e->out_ns = now;
 		r = ms_swres_row(e->row, e->row_key);
 		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
@@ -449,6 +516,8 @@ static void ms_swres_in(unsigned long entry, unsigned long nr)
 		struct ms_row *r;
 		bool found;
 
+		bool sampled = ms_swres_sampled(entry + i, READ_ONCE(ms_swres_shift));
+
 		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
 		e = ms_swres_find(seg, slot, entry + i, &found);
 		if (found) {
@@ -458,6 +527,15 @@ static void ms_swres_in(unsigned long entry, unsigned long nr)
 			e->entry = 0;
 		}
 		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
+		/*
+		 * Only entries in the sample as it is now are timed: one kept
+		 * from a wider sample survived the entries let go to make room,
+		 * and timing it would favour short stays.
+		 */
+		if (!sampled) {
+			ms_stat_inc(MS_swapins_unsampled);
+			continue;
+		}
 		if (!out_ns) {
 			ms_stat_inc(MS_swapins_untimed);
 			continue;
@@ -594,6 +672,8 @@ int ms_swap_init(void)
 	for (s = 0; s < MS_SWRES_SEGS; s++)
 		raw_spin_lock_init(&ms_swres_segs[s].lock);
 	ms_swres_seg_size = n / MS_SWRES_SEGS;
+	ms_swres_shift = swap_residency_sample > 1 ?
+		min(order_base_2(swap_residency_sample), MS_SWRES_SAMPLE_MAX) : 0;
 	ms_swres = vzalloc(array_size(n, sizeof(*ms_swres)));
 	if (!ms_swres) {
 		pr_err("memscope: no memory for swap_residency_size=%u (%zu bytes); load with a smaller one\n",

@@ -22,6 +22,12 @@
  *   hog     lock everything (mlockall), map and fault in PAGES locked
  *           pages, print "hog PID" and exit: in a memcg, reclaim must take
  *           what it needs from the other processes there.
+ *   big     more swap than memory: write and page out 4096 pages (16 MiB)
+ *           at a time, sleep, then read back 4096 at a time, in the same
+ *           order, letting each chunk go (MADV_DONTNEED) once read.  Also
+ *           prints "residency_ms MEDIAN": the median over the pages of
+ *           the time from their chunk's page-out to its read, each taken
+ *           at the chunk's midpoint, as this process measured it.
  *
  * Prints "pid PID out N" once N pages are in swap (N < PAGES: the kernel
  * kept some, which the test reports), then "in N majflt M" after reading
@@ -74,24 +80,99 @@ static int hog(long pages, long page)
 static long swapped(const char *p, long pages, long page)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY);
-	long i, n = 0;
-	uint64_t e;
+	long i, j, k, n = 0;
+	uint64_t e[512];
 
 	if (fd < 0) {
 		perror("swapres: /proc/self/pagemap");
 		exit(1);
 	}
-	for (i = 0; i < pages; i++) {
-		off_t off = (off_t)((uintptr_t)(p + i * page) / page) * sizeof(e);
+	for (i = 0; i < pages; i += k) {
+		off_t off = (off_t)((uintptr_t)(p + i * page) / page) * sizeof(e[0]);
 
-		if (pread(fd, &e, sizeof(e), off) != sizeof(e)) {
+		k = pages - i < 512 ? pages - i : 512;
+		if (pread(fd, e, k * sizeof(e[0]), off) != (ssize_t)(k * sizeof(e[0]))) {
 			perror("swapres: pagemap read");
 			exit(1);
 		}
-		n += !!(e & PM_SWAP);
+		for (j = 0; j < k; j++)
+			n += !!(e[j] & PM_SWAP);
 	}
 	close(fd);
 	return n;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define BIG_CHUNK 4096L
+
+/* The "big" mode: PAGES in chunks, never more than one chunk resident. */
+static int big(char *p, long pages, long page, const struct timespec *sleep)
+{
+	long chunks = (pages + BIG_CHUNK - 1) / BIG_CHUNK, c, i, out = 0, flt;
+	double *t_out = calloc(chunks, sizeof(double)), *res = calloc(chunks, sizeof(double));
+	struct timespec ts = *sleep;
+
+	if (!t_out || !res) {
+		perror("swapres: calloc");
+		return 1;
+	}
+	for (c = 0; c < chunks; c++) {
+		long first = c * BIG_CHUNK, n = pages - first < BIG_CHUNK ? pages - first : BIG_CHUNK;
+		double t0;
+
+		for (i = first; i < first + n; i++)
+			memset(p + i * page, (int)(i % 255) + 1, page);
+		t0 = now_ms();
+		if (madvise(p + first * page, n * page, MADV_PAGEOUT)) {
+			perror("swapres: MADV_PAGEOUT (Linux 5.4+, with swap on)");
+			return 1;
+		}
+		t_out[c] = (t0 + now_ms()) / 2;
+		out += swapped(p + first * page, n, page);
+	}
+	printf("pid %d out %ld\n", getpid(), out);
+	fflush(stdout);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	flt = majflt();
+	for (c = 0; c < chunks; c++) {
+		long first = c * BIG_CHUNK, n = pages - first < BIG_CHUNK ? pages - first : BIG_CHUNK;
+		double t0 = now_ms();
+
+		for (i = first; i < first + n; i++) {
+			const unsigned char *q = (const unsigned char *)p + i * page;
+
+			if (q[0] != i % 255 + 1 || q[page - 1] != i % 255 + 1) {
+				fprintf(stderr, "swapres: page %ld read back wrong\n", i);
+				return 1;
+			}
+		}
+		res[c] = (t0 + now_ms()) / 2 - t_out[c];
+		if (madvise(p + first * page, n * page, MADV_DONTNEED)) {
+			perror("swapres: MADV_DONTNEED");
+			return 1;
+		}
+	}
+	flt = majflt() - flt;
+	/* Chunks are the same size but the last: the median chunk is near enough. */
+	qsort(res, chunks, sizeof(res[0]), cmp_double);
+	printf("in %ld majflt %ld\n", pages, flt);
+	printf("residency_ms %.0f\n", res[chunks / 2]);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -100,11 +181,12 @@ int main(int argc, char **argv)
 	int noread = argc > 3 && !strcmp(argv[3], "noread");
 	int mthp = argc > 3 && !strcmp(argv[3], "mthp");
 	int pressure = argc > 3 && !strcmp(argv[3], "pressure");
+	int bigmode = argc > 3 && !strcmp(argv[3], "big");
 	struct timespec ts;
 	char *p;
 
 	if (argc < 3 || (pages = atol(argv[1])) <= 0 || (ms = atol(argv[2])) < 0) {
-		fprintf(stderr, "usage: swapres PAGES SLEEP_MS [noread | mthp | pressure | hog]\n");
+		fprintf(stderr, "usage: swapres PAGES SLEEP_MS [noread | mthp | pressure | hog | big]\n");
 		return 2;
 	}
 	if (argc > 3 && !strcmp(argv[3], "hog"))
@@ -120,10 +202,12 @@ int main(int argc, char **argv)
 		perror("swapres: madvise");
 		return 1;
 	}
-	for (i = 0; i < pages; i++)
-		memset(p + i * page, (int)(i % 255) + 1, page);
 	ts.tv_sec = ms / 1000;
 	ts.tv_nsec = ms % 1000 * 1000000;
+	if (bigmode)
+		return big(p, pages, page, &ts);
+	for (i = 0; i < pages; i++)
+		memset(p + i * page, (int)(i % 255) + 1, page);
 	if (pressure) {
 		printf("pid %d filled\n", getpid());
 		fflush(stdout);

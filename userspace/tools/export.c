@@ -60,8 +60,16 @@ static const struct {
 	{ "swapouts", "Pages written to swap (as /proc/vmstat pswpout), each timed until read back." },
 	{ "swapins_untimed", "Swap-ins with no swap-out on record (zswap, before load, or let go)." },
 	{ "swap_unread", "Swap-outs never read back: the slot was freed, or written again, unread." },
-	{ "swap_residency_dropped", "Swapped-out pages the full residency table let go, oldest first." },
+	{ "swap_residency_dropped", "Swapped-out sampled pages the full residency table let go, oldest first, as the sample narrowed." },
+	{ "swapins_unsampled", "Swap-ins of swap entries out of the residency sample (not timed, by design)." },
+	{ "swap_residency_sample", "Swap residency times 1 in this many swap entries, chosen by a hash of the entry." },
 };
+
+/* The stats that are a state, not a count. */
+static bool stat_is_gauge(const char *key)
+{
+	return !strcmp(key, "swap_residency_sample");
+}
 
 static const char *help_for(const char *key)
 {
@@ -509,17 +517,18 @@ static int export_prometheus(uint64_t top, const char *textfile)
 	}
 	for (i = 0; i < st.n; i++) {
 		const char *key = st.v[i].key;
-		bool ns = ends_with(key, "_ns");
+		bool ns = ends_with(key, "_ns"), gauge = stat_is_gauge(key);
 
 		metric_part(metric, sizeof(metric) - 24, key, ns ? strlen(key) - 3 : strlen(key));
-		strcat(metric, ns ? "_seconds_total" : "_total");
+		if (!gauge)
+			strcat(metric, ns ? "_seconds_total" : "_total");
 		help = help_for(key);
 		if (help)
 			fprintf(fp, "# HELP memscope_%s %s\n", metric, help);
 		else
 			fprintf(fp, "# HELP memscope_%s The \"%s\" counter of memscope's stats file.\n",
 				metric, key);
-		fprintf(fp, "# TYPE memscope_%s counter\n", metric);
+		fprintf(fp, "# TYPE memscope_%s %s\n", metric, gauge ? "gauge" : "counter");
 		if (ns)
 			fprintf(fp, "memscope_%s %.9f\n", metric, (double)st.v[i].value / 1e9);
 		else

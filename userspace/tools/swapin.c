@@ -111,10 +111,15 @@ static int res_report(void *p, const void *pv, const void *nv, double dt)
 	print_uint(PRINT_ANY, "swap_unread", "%llu freed unread",
 		   ms_stat_delta(&now->stats, ps, "swap_unread"));
 	print_fp("\n");
+	/* A state, not a count: as it is now, never a difference. */
+	print_uint(PRINT_ANY, "sample", "SAMPLE: 1 in %llu swap entries timed, ",
+		   ms_stats_val(&now->stats, "swap_residency_sample"));
+	print_uint(PRINT_ANY, "swapins_unsampled", "%llu swap-ins outside the sample\n",
+		   ms_stat_delta(&now->stats, ps, "swapins_unsampled"));
 	print_uint(PRINT_JSON, "swap_residency_dropped", NULL,
 		   ms_stat_delta(&now->stats, ps, "swap_residency_dropped"));
 	if (ms_stat_delta(&now->stats, ps, "swap_residency_dropped"))
-		print_warn("%llu swapped-out pages were not timed: the residency table was full, load memscope with a larger swap_residency_size",
+		print_warn("%llu swapped-out pages in the sample were let go untimed as the residency table filled and the sample narrowed; load memscope with a larger swap_residency_size to time more",
 			   (unsigned long long)ms_stat_delta(&now->stats, ps, "swap_residency_dropped"));
 	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL);
 	if (o->has_interval)

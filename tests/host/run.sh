@@ -94,7 +94,7 @@ t "build with gcc -Wall -Wextra, no warnings" build_gcc
 # must hold the netlink header).
 cli_copy() {
 	mkdir -p "$1/tools" && cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$1/" &&
-	cp "$ROOT"/userspace/tools/*.c "$1/tools/"
+	cp "$ROOT"/userspace/tools/*.[ch] "$1/tools/"
 }
 build_clang() {
 	mkdir -p "$T/clang/userspace" &&

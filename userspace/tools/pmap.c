@@ -520,6 +520,13 @@ int cmd_pmap(const struct ms_opts *o)
 			return -1;
 		}
 	}
+	if (o->interactive && (o->has_interval || o->json)) {
+		print_error("pmap -i draws on the terminal every -d SECONDS: it takes no %s, usage: memscope pmap -i -p PID [--map ADDRESS] [-d SECONDS]",
+			    o->json ? "-j" : "INTERVAL or COUNT");
+		return -1;
+	}
+	if (o->interactive)
+		return pm_interactive(o, map_addr, o->map != NULL);
 	if (!repeat)
 		return pm_report(o, map_addr, o->map != NULL);
 	ms_interval_start();

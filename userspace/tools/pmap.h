@@ -64,4 +64,8 @@ const struct pm_map *pm_find(const struct pm_proc *p, uint64_t addr);
 uint64_t pm_kpageflags(struct pm_proc *p, uint64_t pfn);
 uint64_t pm_kpagecount(struct pm_proc *p, uint64_t pfn);
 
+struct ms_opts;
+/* pmapi.c: pmap -i, the map on a terminal, -d SECONDS apart. */
+int pm_interactive(const struct ms_opts *o, uint64_t map_addr, bool want_map);
+
 #endif /* MS_PMAP_H */

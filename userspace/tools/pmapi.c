@@ -500,7 +500,7 @@ static void pi_read_detail(const struct pi_view *v, uint64_t addr, struct pi_det
 				 e & (1ULL << 56) ? ", exclusive" : "", e & (1ULL << 55) ? ", soft-dirty" : "");
 		else
 			snprintf(d->head[1], sizeof(d->head[1]),
-				 "pagemap %016" PRIx64 ": present, PFN not shown: page frame numbers need root (CAP_SYS_ADMIN), run memscope as root",
+				 "pagemap %016" PRIx64 ": present, PFN hidden: it needs root (CAP_SYS_ADMIN)",
 				 e);
 	} else if (e & PM_SWAP) {
 		snprintf(d->head[1], sizeof(d->head[1]),
@@ -511,8 +511,9 @@ static void pi_read_detail(const struct pi_view *v, uint64_t addr, struct pi_det
 			 "pagemap %016" PRIx64 ": not present (never touched, or reclaimed)", e);
 	}
 	if (!present || !pfn) {
-		snprintf(d->head[2], sizeof(d->head[2]), "kpageflags: %s",
-			 present ? "needs root (CAP_SYS_ADMIN), run memscope as root" : "no page frame");
+		snprintf(d->head[2], sizeof(d->head[2]), "kpageflags, map count: %s",
+			 present ? "need root (CAP_SYS_ADMIN), run memscope as root to see them" :
+				   "none, no page frame");
 	} else {
 		f = pi_pread_u64("/proc/kpageflags", pfn, &ok);
 		if (!ok) {

@@ -59,6 +59,7 @@ struct pi_view {
 	double every;
 	long page;
 	bool kpf;		/* PFNs and kpageflags readable */
+	bool ksm_flag_broken;	/* KPF_KSM on every anonymous page (pm_check_pfns) */
 	struct pi_seg *segs;
 	size_t nsegs, skipped;
 	char *chars;
@@ -229,6 +230,7 @@ static int pi_load(struct pi_view *v)
 	v->nsegs = n;
 	v->skipped = skipped;
 	v->kpf = p.kpf;
+	v->ksm_flag_broken = p.ksm_flag_broken;
 	snprintf(v->comm, sizeof(v->comm), "%s", p.comm);
 	segs = NULL;
 	chars = NULL;
@@ -522,6 +524,9 @@ static void pi_read_detail(const struct pi_view *v, uint64_t addr, struct pi_det
 		} else {
 			pi_flag_names(f, names, sizeof(names));
 			snprintf(d->head[2], sizeof(d->head[2]), "kpageflags %016" PRIx64 ":%s", f, names);
+			if ((f & (1ULL << KPF_KSM)) && v->ksm_flag_broken)
+				snprintf(d->head[4], sizeof(d->head[4]),
+					 "(this kernel sets ksm on every anonymous page: the map's K is pmap's, see memscope(8))");
 		}
 		f = pi_pread_u64("/proc/kpagecount", pfn, &ok);
 		if (ok)

@@ -139,7 +139,7 @@ keys main Enter
 wait_for main "page $p7 of $base-"
 wait_for main "MEMSCOPE-PAGE-07"
 screen main > /tmp/t43.detail
-sed -n '1,4s/^/# | /p' /tmp/t43.detail
+sed -n '1,5s/^/# | /p' /tmp/t43.detail
 python3 - "$pid" "$b" /tmp/t43.detail > /tmp/t43.check << 'EOF' || fail "page 7: $(cat /tmp/t43.check)"
 import re, struct, sys
 pid, base, scr = int(sys.argv[1]), int(sys.argv[2]), open(sys.argv[3]).read()
@@ -174,6 +174,9 @@ assert m.group(2).split() == want.split(), "names %r for %x, want %r" % (m.group
 stable = 1 << 12 | 1 << 11 | 1 << 14 | 1 << 3
 assert shown & stable == stable and flags & stable == stable, "flags %x, kpageflags %x" % (shown, flags)
 assert re.search(r"^map count %d$" % count, scr, re.M), "map count, kpagecount %d" % count
+# Nothing merges this page (ksmd is off): a ksm flag is 6.10+'s flag on
+# every anonymous page, and the screen must say so.
+assert not shown >> 21 & 1 or "this kernel sets ksm on every anonymous page" in scr, "ksm unexplained"
 assert re.search(r"^0100   4d 45 4d 53 43 4f 50 45  2d 50 41 47 45 2d 30 37  MEMSCOPE-PAGE-07$", scr, re.M), "no bytes at 0100"
 print("PFN 0x%x and map count %d as pagemap and kpagecount; flags %x (%s), kpageflags now %x" %
       (pfn, count, shown, m.group(2).strip(), flags))

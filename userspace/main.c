@@ -65,9 +65,9 @@ static const struct ms_tool tools[] = {
 	{ "top", cmd_top, OPT_DELAY | OPT_INTERVAL,
 	  "top [-d SECONDS] [INTERVAL [COUNT]]",
 	  "live dashboard of memory rates (q quits)" },
-	{ "pmap", cmd_pmap, OPT_PID | OPT_MAP | OPT_DELAY | OPT_INTERVAL,
-	  "pmap -p PID [--map ADDRESS] [-d SECONDS | INTERVAL [COUNT]]",
-	  "per mapping: resident, swapped, dirty, anonymous, file, THP, KSM and zero-page KiB; --map: one mapping page by page (root for THP, KSM, zero page)" },
+	{ "pmap", cmd_pmap, OPT_PID | OPT_MAP | OPT_DELAY | OPT_INTERVAL | OPT_INTERACTIVE,
+	  "pmap -p PID [--map ADDRESS] [-i] [-d SECONDS | INTERVAL [COUNT]]",
+	  "per mapping: resident, swapped, dirty, anonymous, file, THP, KSM and zero-page KiB; --map: one mapping page by page (root for THP, KSM, zero page); -i: the page map on the terminal, cursor, zoom and each page's detail and bytes" },
 	{ "analyze", cmd_analyze, OPT_INTERVAL,
 	  "analyze [DURATION]",
 	  "the book's memory analysis (7.1.3) over DURATION seconds (default 10): OOM kills, swap, free memory and PSI, processes, files, stalls, leaks, with findings" },
@@ -273,6 +273,13 @@ static int set_textfile(struct ms_opts *o, const char *v)
 	return ARGS_OK;
 }
 
+static int set_interactive(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->interactive = true;
+	return ARGS_OK;
+}
+
 static int set_map(struct ms_opts *o, const char *v)
 {
 	if (!v || !*v) {
@@ -315,6 +322,7 @@ static const struct ms_optdef {
 	{ NULL, "--top", NULL, OPT_TOP, "N", set_top },
 	{ "-d", "--delay", NULL, OPT_DELAY, "SECONDS", set_delay },
 	{ NULL, "--map", NULL, OPT_MAP, "ADDRESS", set_map },
+	{ "-i", "--interactive", NULL, OPT_INTERACTIVE, NULL, set_interactive },
 	{ NULL, "--title", NULL, OPT_TITLE, "TEXT", set_title },
 	{ NULL, "--prometheus", NULL, OPT_PROM, NULL, set_prometheus },
 	{ NULL, "--textfile", NULL, OPT_TEXTFILE, "DIR", set_textfile },

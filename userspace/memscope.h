@@ -42,6 +42,7 @@ enum {
 	OPT_RESIDENCY	= 1 << 14,	/* swapin --residency */
 	OPT_TEXTFILE	= 1 << 15,	/* export --textfile DIR */
 	OPT_KEPT	= 1 << 16,	/* an opt-in tool: what its family kept */
+	OPT_INTERACTIVE	= 1 << 17,	/* pmap -i */
 };
 
 struct ms_opts {
@@ -69,6 +70,7 @@ struct ms_opts {
 	const char *file;	/* flamegraph FILE */
 	const char *title;	/* flamegraph --title */
 	const char *map;	/* pmap --map ADDRESS */
+	bool interactive;	/* pmap -i */
 	const char *textfile;	/* export --textfile DIR */
 	const char *dir;	/* --dir, for tools that find the module themselves */
 	bool netlink;		/* --netlink: the module's netlink family, not its files */

@@ -94,7 +94,7 @@ t "build with gcc -Wall -Wextra, no warnings" build_gcc
 # must hold the netlink header).
 cli_copy() {
 	mkdir -p "$1/tools" && cp "$ROOT"/userspace/*.[ch] "$ROOT/userspace/Makefile" "$1/" &&
-	cp "$ROOT"/userspace/tools/*.c "$1/tools/"
+	cp "$ROOT"/userspace/tools/*.[ch] "$1/tools/"
 }
 build_clang() {
 	mkdir -p "$T/clang/userspace" &&
@@ -817,6 +817,20 @@ assert sum(x["rss_kb"] for x in d["mappings"]) == d["total"]["rss_kb"], d["total
 ' "$T/out" $$ || { show; return 1; }
 }
 t "pmap -p PID: pmap -X shaped lines and JSON with totals" t_pmap_self
+# pmap -i needs a terminal, and refreshes every -d SECONDS: its errors
+# come before it takes the screen (tests/guest/43-pmap-interactive.sh
+# drives it in tmux).
+t_pmap_interactive_errors() {
+	ms pmap -i -p $$ < /dev/null; rc_is 1 &&
+		has_err "Error: pmap -i needs a terminal, and standard input is not one; run it in a terminal, or without -i for the text map" &&
+	{ ms pmap -i -p $$ 1 3; rc_is 1; } &&
+		has_err "Error: pmap -i draws on the terminal every -d SECONDS: it takes no INTERVAL or COUNT, usage: memscope pmap -i -p PID [--map ADDRESS] [-d SECONDS]" &&
+	{ ms -j pmap -i -p $$; rc_is 1; } && has "it takes no -j" &&
+	{ ms faults -i; rc_is 1; } && has_err "faults does not take -i" &&
+	{ ms pmap -h; rc_is 0; } && has "pmap -p PID [--map ADDRESS] [-i] [-d SECONDS | INTERVAL [COUNT]]" &&
+		has "| -i }"
+}
+t "pmap -i: not a terminal, INTERVAL, -j, another tool: clear errors; help names -i" t_pmap_interactive_errors
 
 # analyze: every section and the closing findings, from a module's files,
 # or from /proc alone (this host has no module), and JSON of the same.
@@ -849,7 +863,7 @@ t_man() {
 		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
 	fi
 	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export \
-		pmap kpageflags \\-\\-map analyze PSI mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \\-\\-residency swap_residency_by_pid swap_residency_ns \
+		pmap kpageflags \\-\\-map \\-\\-interactive kpagecount analyze PSI mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \\-\\-residency swap_residency_by_pid swap_residency_ns \
 		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
 		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
 		fault_latency_ns compaction_ns MEMSCOPE_DIR; do

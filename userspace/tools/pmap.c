@@ -23,21 +23,8 @@
 
 #include "memscope.h"
 
-/* Documentation/admin-guide/mm/pagemap.rst */
-#define PM_PRESENT	(1ULL << 63)
-#define PM_SWAP		(1ULL << 62)
-#define PM_FILE		(1ULL << 61)	/* file page or shared anonymous */
-#define PM_PFN_MASK	((1ULL << 55) - 1)
-#define KPF_DIRTY	4
-#define KPF_ANON	12
-#define KPF_KSM		21
-#define KPF_THP		22
-#define KPF_ZERO_PAGE	24
+#include "pmap.h"
 
-#define PM_BATCH	512		/* pagemap entries per read */
-#define PM_MAP_MAX	(1u << 20)	/* pages --map draws: 4 GiB of 4 KiB pages */
-
-enum { C_RSS, C_PSS, C_SWAP, C_DIRTY, C_ANON, C_FILE, C_THP, C_KSM, C_ZERO, C_NR };
 static const char *const c_keys[C_NR] = {
 	"rss_kb", "pss_kb", "swap_kb", "dirty_kb", "anon_kb", "file_kb", "thp_kb", "ksm_kb",
 	"zero_kb",
@@ -55,28 +42,7 @@ static const bool c_kpf[C_NR] = { [C_THP] = true, [C_KSM] = true, [C_ZERO] = tru
  */
 static const bool c_smaps[C_NR] = { [C_PSS] = true, [C_SWAP] = true, [C_DIRTY] = true };
 
-struct pm_map {
-	uint64_t start, end, offset;
-	char perm[5];
-	char *name;
-	uint64_t smaps_rss_kb, smaps_kb[C_NR];	/* smaps_kb[] of c_smaps[] columns */
-	bool pfnmap;		/* VM_PFNMAP: no struct pages, no Rss */
-	bool mergeable;		/* VM_MERGEABLE: where KSM pages can be */
-	uint64_t pages[C_NR];
-};
-
-struct pm_proc {
-	int64_t pid;
-	char comm[64];
-	struct pm_map *maps;
-	size_t n;
-	int pagemap_fd, kpf_fd, kpc_fd;
-	bool kpf;		/* kpageflags readable and PFNs shown */
-	bool ksm_flag_broken;	/* KPF_KSM on every anonymous page */
-	long page;
-};
-
-static void pm_free_maps(struct pm_proc *p)
+void pm_free_maps(struct pm_proc *p)
 {
 	size_t i;
 
@@ -100,7 +66,7 @@ static int pm_open_err(const char *path, int64_t pid)
 }
 
 /* The mappings and their smaps fields, in address order. */
-static int pm_read_smaps(struct pm_proc *p)
+int pm_read_smaps(struct pm_proc *p)
 {
 	char path[64], *line = NULL, key[64];
 	size_t cap = 0, alloc = 0;
@@ -172,7 +138,7 @@ fail:
 	return -1;
 }
 
-static uint64_t pm_kpageflags(struct pm_proc *p, uint64_t pfn)
+uint64_t pm_kpageflags(struct pm_proc *p, uint64_t pfn)
 {
 	uint64_t f;
 
@@ -181,7 +147,7 @@ static uint64_t pm_kpageflags(struct pm_proc *p, uint64_t pfn)
 	return f;
 }
 
-static uint64_t pm_kpagecount(struct pm_proc *p, uint64_t pfn)
+uint64_t pm_kpagecount(struct pm_proc *p, uint64_t pfn)
 {
 	uint64_t n;
 
@@ -246,7 +212,7 @@ static char pm_page(struct pm_proc *p, const struct pm_map *m, uint64_t e, uint6
  * read access or a size no zero page is worth walking (a reservation of
  * many GiB, ASan's shadow), has nothing pagemap would show.
  */
-static bool pm_worth_walking(const struct pm_map *m)
+bool pm_worth_walking(const struct pm_map *m)
 {
 	if (m->smaps_rss_kb || m->smaps_kb[C_SWAP])
 		return true;
@@ -255,7 +221,7 @@ static bool pm_worth_walking(const struct pm_map *m)
 }
 
 /* Walk a mapping's pagemap entries; with @map, also its characters. */
-static int pm_walk(struct pm_proc *p, struct pm_map *m, char *map)
+int pm_walk(struct pm_proc *p, struct pm_map *m, char *map)
 {
 	uint64_t buf[PM_BATCH], va, n, i, got;
 	ssize_t r;
@@ -284,7 +250,7 @@ static int pm_walk(struct pm_proc *p, struct pm_map *m, char *map)
 	return 0;
 }
 
-static int pm_open(struct pm_proc *p, int64_t pid)
+int pm_open(struct pm_proc *p, int64_t pid)
 {
 	char path[64];
 	FILE *fp;
@@ -321,7 +287,7 @@ static int pm_open(struct pm_proc *p, int64_t pid)
 	return 0;
 }
 
-static void pm_close(struct pm_proc *p)
+void pm_close(struct pm_proc *p)
 {
 	pm_free_maps(p);
 	if (p->pagemap_fd >= 0)
@@ -342,7 +308,7 @@ static void pm_close(struct pm_proc *p)
  * in VM_MERGEABLE ("mg") mappings, so one anonymous page outside them
  * with KPF_KSM tells such a kernel.
  */
-static void pm_check_pfns(struct pm_proc *p)
+void pm_check_pfns(struct pm_proc *p)
 {
 	static bool warned;
 	bool pfn_known = false, ksm_known = false;
@@ -405,7 +371,7 @@ static void pm_print_counts(const uint64_t *kb, bool kpf)
 	}
 }
 
-static const struct pm_map *pm_find(const struct pm_proc *p, uint64_t addr)
+const struct pm_map *pm_find(const struct pm_proc *p, uint64_t addr)
 {
 	size_t i;
 
@@ -433,8 +399,7 @@ static void pm_print_map(const struct pm_map *m, const char *map, long page)
 	for (i = 0; i < n; i += width)
 		print_fp("%16" PRIx64 " %.*s\n", m->start + i * page,
 			 (int)(n - i < (uint64_t)width ? n - i : (uint64_t)width), map + i);
-	print_fp("legend: . not present  S swapped  A anonymous  F file  D file, dirty\n"
-		 "        T THP  K KSM  0 zero page\n");
+	print_fp("legend: " PM_LEGEND1 "\n        " PM_LEGEND2 "\n");
 }
 
 static int pm_report(const struct ms_opts *o, uint64_t map_addr, bool want_map)
@@ -555,6 +520,13 @@ int cmd_pmap(const struct ms_opts *o)
 			return -1;
 		}
 	}
+	if (o->interactive && (o->has_interval || o->json)) {
+		print_error("pmap -i draws on the terminal every -d SECONDS: it takes no %s, usage: memscope pmap -i -p PID [--map ADDRESS] [-d SECONDS]",
+			    o->json ? "-j" : "INTERVAL or COUNT");
+		return -1;
+	}
+	if (o->interactive)
+		return pm_interactive(o, map_addr, o->map != NULL);
 	if (!repeat)
 		return pm_report(o, map_addr, o->map != NULL);
 	ms_interval_start();

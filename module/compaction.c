@@ -14,6 +14,7 @@
 #include "compat/compaction.h"
 
 #include "memscope.h"
+#include "uapi/memscope_genl.h"
 
 /*
  * The kernel's own names for enum compact_result, from the list its
@@ -28,12 +29,34 @@ static const char *const ms_compaction_status[] = { MS_COMPACTION_STATUS };
 #undef EM
 #undef EMe
 
-const char *ms_compaction_status_name(int status)
+/* A compaction's result by name, or by number where the kernel names none. */
+static int ms_compaction_status_format(char *b, size_t len, const void *rec)
 {
-	if (status < 0 || status >= ARRAY_SIZE(ms_compaction_status))
-		return NULL;
-	return ms_compaction_status[status];
+	int status = ((const struct ms_event *)rec)->compaction.status;
+
+	if (status >= 0 && status < ARRAY_SIZE(ms_compaction_status) &&
+	    ms_compaction_status[status])
+		return scnprintf(b, len, "%s", ms_compaction_status[status]);
+	return scnprintf(b, len, "%d", status);
 }
+
+static const struct ms_field_desc ms_compaction_fields[] = {
+	MS_EVENT_FIELD("time_ns", compaction.time_ns, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
+	MS_EVENT_FIELD("pid", compaction.pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
+	MS_EVENT_FIELD("comm", compaction.comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
+	MS_EVENT_FIELD("latency_ns", compaction.latency_ns, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
+	MS_EVENT_FIELD("status", compaction.status, MS_FK_TEXT, .nla = MEMSCOPE_A_STATUS,
+		       .format = ms_compaction_status_format),
+};
+
+const struct ms_record_desc ms_event_compaction = {
+	.name = "compaction",
+	MS_FIELDS(ms_compaction_fields),
+	.genl_cmd = MEMSCOPE_CMD_EVENT_COMPACTION,
+	.genl_group = MS_GENL_COMPACTION,
+};
 
 static void ms_compaction_done(int status)
 {

@@ -24,13 +24,10 @@
 #include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/math64.h>
-#include <linux/mman.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
-#include <linux/sched/loadavg.h>
-#include <uapi/linux/shm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -135,15 +132,12 @@ static int ms_ring_alloc(struct ms_ring *r, unsigned int size)
 int ms_events_init(void)
 {
 	unsigned int n = max(ms_ring_size, 16U);
-	int err;
+	int i, err = 0;
 
 	init_irq_work(&ms_wake_work, ms_events_wake);
-	err = ms_ring_alloc(&ms_rings[MS_EV_OOM], ms_oom_ring_size) ?:
-	      ms_ring_alloc(&ms_rings[MS_EV_DIRECT_RECLAIM], n) ?:
-	      ms_ring_alloc(&ms_rings[MS_EV_COMPACTION], n) ?:
-	      ms_ring_alloc(&ms_rings[MS_EV_MMAP], n) ?:
-	      ms_ring_alloc(&ms_rings[MS_EV_SHM], n) ?:
-	      ms_ring_alloc(&ms_stream, n);
+	for (i = 0; i < MS_NR_EVENT_TYPES && !err; i++)
+		err = ms_ring_alloc(&ms_rings[i], i == MS_EV_OOM ? ms_oom_ring_size : n);
+	err = err ?: ms_ring_alloc(&ms_stream, n);
 	if (err)
 		ms_events_exit();
 	return err;
@@ -178,7 +172,9 @@ void ms_events_shutdown(void)
 
 size_t ms_events_bytes(void)
 {
-	return (ms_oom_ring_size + 5 * max(ms_ring_size, 16U)) * sizeof(struct ms_event);
+	/* The oom ring, the other kinds' rings and the stream. */
+	return (ms_oom_ring_size + MS_NR_EVENT_TYPES * max(ms_ring_size, 16U)) *
+	       sizeof(struct ms_event);
 }
 
 void ms_events_reset(void)
@@ -200,293 +196,42 @@ void ms_events_reset(void)
 	}
 }
 
-/* Octal-escape what would split a field: space, tab, newline, backslash. */
-size_t ms_escape(char *dst, size_t len, const char *src)
-{
-	size_t n = 0;
-
-	for (; *src && n + 5 < len; src++) {
-		unsigned char c = *src;
-
-		if (c <= ' ' || c == '\\' || c >= 0x7f)
-			n += snprintf(dst + n, len - n, "\\%03o", c);
-		else
-			dst[n++] = c;
-	}
-	dst[n] = '\0';
-	return n;
-}
-
-void ms_seq_escape(struct seq_file *m, const char *s)
-{
-	char buf[MS_NAME_LEN * 8 + 1];
-
-	ms_escape(buf, sizeof(buf), s);
-	seq_puts(m, buf);
-}
-
-#define MS_LOAD_INT(x) ((x) >> FSHIFT)
-#define MS_LOAD_FRAC(x) MS_LOAD_INT(((x) & (FIXED_1 - 1)) * 100)
-
-/*
- * Written piece by piece, the names escaped straight into the line: a
- * buffer per field would take about 1 KiB of stack, over the kernel's
- * frame warning on Ubuntu's configuration.
- */
-static int ms_format_oom(char *b, size_t len, const struct ms_oom_event *e, u32 seq)
-{
-	gfp_t gfp_mask = (__force gfp_t)e->gfp_mask;
-	unsigned long a[3];
-	size_t n;
-	int i;
-
-	/* As /proc/loadavg rounds: add half of the last printed digit. */
-	for (i = 0; i < 3; i++)
-		a[i] = e->avenrun[i] + FIXED_1 / 200;
-	n = scnprintf(b, len, "time_ns=%llu trigger_pid=%d trigger_comm=",
-		      e->time_ns, e->trigger_pid);
-	n += ms_escape(b + n, len - n, e->trigger_comm);
-	n += scnprintf(b + n, len - n, " victim_pid=%d victim_comm=", e->victim_pid);
-	n += ms_escape(b + n, len - n, e->victim_comm);
-	n += scnprintf(b + n, len - n, " pages=%lu ", e->pages);
-	if (e->anon_rss_kb >= 0)
-		n += scnprintf(b + n, len - n, "anon_rss_kb=%ld file_rss_kb=%ld shmem_rss_kb=%ld",
-			       e->anon_rss_kb, e->file_rss_kb, e->shmem_rss_kb);
-	else
-		n += scnprintf(b + n, len - n, "anon_rss_kb=- file_rss_kb=- shmem_rss_kb=-");
-	n += scnprintf(b + n, len - n, " oom_score_adj=%d memcg=", e->oom_score_adj);
-	if (e->memcg[0])
-		n += ms_escape(b + n, len - n, e->memcg);
-	else
-		n += scnprintf(b + n, len - n, "-");
-	n += scnprintf(b + n, len - n,
-		" order=%d gfp_mask=%#x loadavg=%lu.%02lu,%lu.%02lu,%lu.%02lu,%u/%u,%d confirmed=%d gfp_flags=",
-		e->order, e->gfp_mask,
-		MS_LOAD_INT(a[0]), MS_LOAD_FRAC(a[0]), MS_LOAD_INT(a[1]),
-		MS_LOAD_FRAC(a[1]), MS_LOAD_INT(a[2]), MS_LOAD_FRAC(a[2]),
-		e->nr_running, e->nr_threads, e->last_pid, e->confirmed);
-	/* The names the kernel's own OOM report prints, in its own words. */
-	i = scnprintf(b + n, len - n, "%pGg", &gfp_mask);
-	n += i ?: scnprintf(b + n, len - n, "none");
-	/* The kill's number, the same in the ring and in the stream. */
-	n += scnprintf(b + n, len - n, " seq=%u\n", seq);
-	return n;
-}
-
-static int ms_format_reclaim(char *b, size_t len, const struct ms_reclaim_event *e)
-{
-	char comm[TASK_COMM_LEN * 4 + 1];
-
-	ms_escape(comm, sizeof(comm), e->comm);
-	return snprintf(b, len,
-		"time_ns=%llu pid=%d comm=%s latency_ns=%llu nr_reclaimed=%lu memcg=%d\n",
-		e->time_ns, e->pid, comm, e->latency_ns, e->nr_reclaimed, e->memcg);
-}
-
-/* A compaction's result by name, or by number where the kernel names none. */
-const char *ms_compaction_status_str(int status, char num[12])
-{
-	const char *name = ms_compaction_status_name(status);
-
-	if (name)
-		return name;
-	snprintf(num, 12, "%d", status);
-	return num;
-}
-
-static int ms_format_compaction(char *b, size_t len, const struct ms_compaction_event *e)
-{
-	char comm[TASK_COMM_LEN * 4 + 1], num[12];
-
-	ms_escape(comm, sizeof(comm), e->comm);
-	return snprintf(b, len,
-		"time_ns=%llu pid=%d comm=%s latency_ns=%llu status=%s\n",
-		e->time_ns, e->pid, comm, e->latency_ns,
-		ms_compaction_status_str(e->status, num));
-}
-
-/* Named flag bits, then what is left in hex: "MAP_PRIVATE|MAP_ANONYMOUS". */
-struct ms_flag {
-	unsigned long bit;
-	const char *name;
+#define MS_EVENT_DESC_PTR(id, name) [MS_EV_##id] = &ms_event_##name,
+static const struct ms_record_desc *const ms_event_descs[MS_NR_EVENT_TYPES] = {
+	MS_EVENTS(MS_EVENT_DESC_PTR)
 };
 
-static int ms_format_flags(char *b, size_t len, unsigned long v,
-			   const struct ms_flag *f, size_t nf)
+/* Each type's fields, as its family describes them. */
+const struct ms_record_desc *ms_event_desc(enum ms_event_type type)
 {
-	int n = 0;
-	size_t i;
-
-	for (i = 0; i < nf; i++) {
-		if (!f[i].bit || (v & f[i].bit) != f[i].bit)
-			continue;
-		n += scnprintf(b + n, len - n, "%s%s", n ? "|" : "", f[i].name);
-		v &= ~f[i].bit;
-	}
-	if (v)
-		n += scnprintf(b + n, len - n, "%s%#lx", n ? "|" : "", v);
-	else if (!n)
-		n += scnprintf(b + n, len - n, "0");
-	return n;
+	return ms_event_descs[type];
 }
-
-#define MS_FLAG(p, x) { p##x, #p #x }
-
-/* What the mmap(2) man page names; the type bits first, then the rest. */
-static const struct ms_flag ms_map_flags[] = {
-	MS_FLAG(MAP_, SHARED_VALIDATE), MS_FLAG(MAP_, SHARED), MS_FLAG(MAP_, PRIVATE),
-	MS_FLAG(MAP_, FIXED_NOREPLACE), MS_FLAG(MAP_, FIXED), MS_FLAG(MAP_, ANONYMOUS),
-	MS_FLAG(MAP_, GROWSDOWN), MS_FLAG(MAP_, DENYWRITE), MS_FLAG(MAP_, EXECUTABLE),
-	MS_FLAG(MAP_, LOCKED), MS_FLAG(MAP_, NORESERVE), MS_FLAG(MAP_, POPULATE),
-	MS_FLAG(MAP_, NONBLOCK), MS_FLAG(MAP_, STACK), MS_FLAG(MAP_, HUGETLB),
-	MS_FLAG(MAP_, SYNC),
-};
-
-/*
- * mmap's flags as strace prints them: the named flags, any bit left in hex,
- * then with MAP_HUGETLB the huge page size (log2, in bits 26-31) as
- * "21<<MAP_HUGE_SHIFT".  SHARED_VALIDATE, both type bits, is tried before
- * SHARED and PRIVATE.
- */
-static void ms_format_mmap_flags(char *b, size_t len, unsigned long flags)
-{
-	unsigned long huge = 0;
-	int n;
-
-	if (flags & MAP_HUGETLB)
-		huge = flags & ((unsigned long)MAP_HUGE_MASK << MAP_HUGE_SHIFT);
-	n = ms_format_flags(b, len, flags & ~huge, ms_map_flags, ARRAY_SIZE(ms_map_flags));
-	if (huge)
-		scnprintf(b + n, len - n, "|%lu<<MAP_HUGE_SHIFT", huge >> MAP_HUGE_SHIFT);
-}
-
-static int ms_format_mmap(char *b, size_t len, const struct ms_mmap_event *e)
-{
-	char comm[TASK_COMM_LEN * 4 + 1], file[MS_NAME_LEN * 4 + 1], flags[256];
-
-	ms_escape(comm, sizeof(comm), e->comm);
-	ms_escape(file, sizeof(file), e->file);
-	ms_format_mmap_flags(flags, sizeof(flags), e->flags);
-	return snprintf(b, len,
-		"time_ns=%llu pid=%d comm=%s size=%lu prot=%c%c%c%s flags=%s off=%lu err=%ld file=%s\n",
-		e->time_ns, e->pid, comm, e->len,
-		e->prot & PROT_READ ? 'r' : '-', e->prot & PROT_WRITE ? 'w' : '-',
-		e->prot & PROT_EXEC ? 'x' : '-',
-		e->prot & ~(unsigned long)(PROT_READ | PROT_WRITE | PROT_EXEC) ? "+" : "",
-		flags, e->off, e->err, file);
-}
-
-static const struct ms_flag ms_shmget_flags[] = {
-	MS_FLAG(IPC_, CREAT), MS_FLAG(IPC_, EXCL), MS_FLAG(SHM_, HUGETLB),
-	MS_FLAG(SHM_, NORESERVE),
-};
-
-/*
- * shmget's flags as strace prints them: the named flags, the huge page
- * size (log2, in bits 26-31) as "21<<SHM_HUGE_SHIFT", then the mode in
- * octal: "IPC_CREAT|SHM_HUGETLB|21<<SHM_HUGE_SHIFT|0600".  shmflg is an
- * int: the register's upper half is not the caller's.
- */
-static void ms_format_shmget_flags(char *b, size_t len, unsigned int shmflg)
-{
-	const unsigned int huge_bits = (unsigned int)SHM_HUGE_MASK << SHM_HUGE_SHIFT;
-	unsigned int named = shmflg & ~0777U & ~huge_bits;
-	int n = 0;
-
-	if (named)
-		n = ms_format_flags(b, len, named, ms_shmget_flags, ARRAY_SIZE(ms_shmget_flags));
-	if (shmflg & huge_bits)
-		n += scnprintf(b + n, len - n, "%s%u<<SHM_HUGE_SHIFT", n ? "|" : "",
-			       (shmflg & huge_bits) >> SHM_HUGE_SHIFT);
-	scnprintf(b + n, len - n, "%s%#o", n ? "|" : "", shmflg & 0777U);
-}
-
-static const struct ms_flag ms_shmat_flags[] = {
-	MS_FLAG(SHM_, RDONLY), MS_FLAG(SHM_, RND), MS_FLAG(SHM_, REMAP), MS_FLAG(SHM_, EXEC),
-};
-
-static const char *ms_shmctl_cmd(unsigned long cmd)
-{
-	/* IPC_64, which glibc ORs in, changes the layout, not the command. */
-	switch (cmd & ~(unsigned long)IPC_64) {
-	case IPC_RMID: return "IPC_RMID";
-	case IPC_SET: return "IPC_SET";
-	case IPC_STAT: return "IPC_STAT";
-	case IPC_INFO: return "IPC_INFO";
-	case SHM_LOCK: return "SHM_LOCK";
-	case SHM_UNLOCK: return "SHM_UNLOCK";
-	case SHM_STAT: return "SHM_STAT";
-	case SHM_INFO: return "SHM_INFO";
-	case SHM_STAT_ANY: return "SHM_STAT_ANY";
-	default: return NULL;
-	}
-}
-
-static int ms_format_shm(char *b, size_t len, const struct ms_shm_event *e)
-{
-	static const char *const calls[] = { "shmget", "shmat", "shmdt", "shmctl" };
-	char comm[TASK_COMM_LEN * 4 + 1], flags[160];
-	const char *cmd;
-	int n;
-
-	ms_escape(comm, sizeof(comm), e->comm);
-	n = scnprintf(b, len, "time_ns=%llu pid=%d comm=%s call=%s", e->time_ns, e->pid,
-		      comm, e->call < ARRAY_SIZE(calls) ? calls[e->call] : "?");
-	switch (e->call) {
-	case MS_SHMGET:
-		ms_format_shmget_flags(flags, sizeof(flags), (unsigned int)e->args[2]);
-		n += scnprintf(b + n, len - n, " key=0x%08x size=%lu flags=%s id=%ld",
-			       (unsigned int)e->args[0], e->args[1], flags, e->id);
-		break;
-	case MS_SHMAT:
-		ms_format_flags(flags, sizeof(flags), e->args[2], ms_shmat_flags,
-				ARRAY_SIZE(ms_shmat_flags));
-		n += scnprintf(b + n, len - n, " id=%d flags=%s", (int)e->args[0], flags);
-		break;
-	case MS_SHMCTL:
-		cmd = ms_shmctl_cmd(e->args[1]);
-		if (cmd)
-			n += scnprintf(b + n, len - n, " id=%d cmd=%s", (int)e->args[0], cmd);
-		else
-			n += scnprintf(b + n, len - n, " id=%d cmd=%lu", (int)e->args[0],
-				       e->args[1]);
-		break;
-	default:
-		break;
-	}
-	return n + scnprintf(b + n, len - n, " err=%ld\n", e->err);
-}
-
-static const char *const ms_event_names[MS_NR_EVENT_TYPES] = {
-	[MS_EV_OOM] = "oom",
-	[MS_EV_DIRECT_RECLAIM] = "direct_reclaim",
-	[MS_EV_COMPACTION] = "compaction",
-	[MS_EV_MMAP] = "mmap",
-	[MS_EV_SHM] = "shm",
-};
 
 /* The ring file's name, and the events stream's word, for events of @type. */
 const char *ms_event_name(enum ms_event_type type)
 {
-	return ms_event_names[type];
+	return ms_event_descs[type]->name;
 }
 
 static int ms_format(char *b, size_t len, const struct ms_event *ev)
 {
-	switch (ev->type) {
-	case MS_EV_OOM:
-		return ms_format_oom(b, len, &ev->oom, ev->oom_seq);
-	case MS_EV_DIRECT_RECLAIM:
-		return ms_format_reclaim(b, len, &ev->reclaim);
-	case MS_EV_COMPACTION:
-		return ms_format_compaction(b, len, &ev->compaction);
-	case MS_EV_MMAP:
-		return ms_format_mmap(b, len, &ev->mmap);
-	case MS_EV_SHM:
-		return ms_format_shm(b, len, &ev->shm);
-	default:
-		return snprintf(b, len, "unknown\n");
-	}
+	return ms_record_format(b, len, ms_event_descs[ev->type], ev);
+}
+
+/*
+ * events_format: how to read the rings', the stream's and the netlink
+ * groups' records, a line each (fields.c): every event type, the stream's
+ * own "lost", and memleak's reports to its group.
+ */
+int ms_events_format_show(struct seq_file *m)
+{
+	int i;
+
+	for (i = 0; i < MS_NR_EVENT_TYPES; i++)
+		ms_record_format_show(m, ms_event_descs[i]);
+	seq_puts(m, "lost count:uint\n");
+	ms_record_format_show(m, &ms_leak_report_desc);
+	return 0;
 }
 
 /* An event's line in its ring's file, for the netlink groups. */
@@ -684,7 +429,7 @@ static bool ms_events_next(struct ms_reader *rd)
 		ms_stat_add(MS_events_lost, lost);
 		n = scnprintf(rd->buf, sizeof(rd->buf), "lost count=%llu\n", lost);
 	}
-	n += scnprintf(rd->buf + n, sizeof(rd->buf) - n, "%s ", ms_event_names[ev.type]);
+	n += scnprintf(rd->buf + n, sizeof(rd->buf) - n, "%s ", ms_event_name(ev.type));
 	ms_format(rd->buf + n, sizeof(rd->buf) - n, &ev);
 	rd->len = strlen(rd->buf);
 	rd->off = 0;

@@ -614,76 +614,47 @@ static bool ms_genl_registered;
 static bool ms_genl_live;		/* the sender may run */
 static struct ms_stream_cursor ms_genl_cursor;	/* the sender's place in the stream */
 
-static int ms_genl_event_group(const struct ms_event *ev)
+/*
+ * A record's fields as attributes, from its description (fields.c): an
+ * integer as a u32 or a u64, a bool as a flag, absent for 0, a name as a
+ * string; a value that is not known (its line's "-") has no attribute.
+ */
+int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, const void *rec)
 {
-	switch (ev->type) {
-	case MS_EV_OOM:
-		return MS_GENL_OOM;
-	case MS_EV_DIRECT_RECLAIM:
-		return MS_GENL_RECLAIM;
-	case MS_EV_COMPACTION:
-		return MS_GENL_COMPACTION;
-	default:
-		return -1;
+	const struct ms_field_desc *f;
+	char text[256];
+	u64 v;
+	int err;
+
+	for (f = d->fields; f < d->fields + d->nr_fields; f++) {
+		if (!f->nla || !ms_field_present(d, f, rec))
+			continue;
+		switch (f->kind) {
+		case MS_FK_STR:
+			if ((f->flags & MS_FIELD_UNKNOWN) && !*((const char *)rec + f->offset))
+				continue;
+			err = nla_put_string(skb, f->nla, (const char *)rec + f->offset);
+			break;
+		case MS_FK_TEXT:
+			f->format(text, sizeof(text), rec);
+			err = nla_put_string(skb, f->nla, text);
+			break;
+		default:
+			if (!ms_field_int(f, rec, &v))
+				continue;
+			if (f->kind == MS_FK_BOOL)
+				err = v ? nla_put_flag(skb, f->nla) : 0;
+			else if (f->flags & MS_FIELD_NLA64)
+				err = ms_nla_put_u64(skb, f->nla, v, MEMSCOPE_A_PAD);
+			else
+				err = nla_put_u32(skb, f->nla, (u32)v);
+			break;
+		}
+		if (err)
+			return -EMSGSIZE;
 	}
-}
-
-static int ms_genl_put_oom(struct sk_buff *skb, const struct ms_oom_event *e)
-{
-	if (ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, e->time_ns, MEMSCOPE_A_PAD) ||
-	    nla_put_u32(skb, MEMSCOPE_A_TRIGGER_PID, e->trigger_pid) ||
-	    nla_put_string(skb, MEMSCOPE_A_TRIGGER_COMM, e->trigger_comm) ||
-	    nla_put_u32(skb, MEMSCOPE_A_VICTIM_PID, e->victim_pid) ||
-	    nla_put_string(skb, MEMSCOPE_A_VICTIM_COMM, e->victim_comm) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_PAGES, e->pages, MEMSCOPE_A_PAD) ||
-	    nla_put_u32(skb, MEMSCOPE_A_OOM_SCORE_ADJ, e->oom_score_adj) ||
-	    nla_put_u32(skb, MEMSCOPE_A_ORDER, e->order) ||
-	    nla_put_u32(skb, MEMSCOPE_A_GFP_MASK, e->gfp_mask))
-		return -EMSGSIZE;
-	if (e->anon_rss_kb >= 0 &&
-	    (ms_nla_put_u64(skb, MEMSCOPE_A_ANON_RSS_KB, e->anon_rss_kb, MEMSCOPE_A_PAD) ||
-	     ms_nla_put_u64(skb, MEMSCOPE_A_FILE_RSS_KB, e->file_rss_kb, MEMSCOPE_A_PAD)))
-		return -EMSGSIZE;
-	if (e->shmem_rss_kb >= 0 &&
-	    ms_nla_put_u64(skb, MEMSCOPE_A_SHMEM_RSS_KB, e->shmem_rss_kb, MEMSCOPE_A_PAD))
-		return -EMSGSIZE;
-	if (e->memcg[0] && nla_put_string(skb, MEMSCOPE_A_MEMCG, e->memcg))
-		return -EMSGSIZE;
-	if (e->confirmed && nla_put_flag(skb, MEMSCOPE_A_CONFIRMED))
-		return -EMSGSIZE;
 	return 0;
 }
-
-static int ms_genl_put_reclaim(struct sk_buff *skb, const struct ms_reclaim_event *e)
-{
-	if (ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, e->time_ns, MEMSCOPE_A_PAD) ||
-	    nla_put_u32(skb, MEMSCOPE_A_PID, e->pid) ||
-	    nla_put_string(skb, MEMSCOPE_A_COMM, e->comm) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_LATENCY_NS, e->latency_ns, MEMSCOPE_A_PAD) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_NR_RECLAIMED, e->nr_reclaimed, MEMSCOPE_A_PAD) ||
-	    (e->memcg && nla_put_flag(skb, MEMSCOPE_A_MEMCG_RECLAIM)))
-		return -EMSGSIZE;
-	return 0;
-}
-
-static int ms_genl_put_compaction(struct sk_buff *skb, const struct ms_compaction_event *e)
-{
-	char num[12];
-
-	if (ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, e->time_ns, MEMSCOPE_A_PAD) ||
-	    nla_put_u32(skb, MEMSCOPE_A_PID, e->pid) ||
-	    nla_put_string(skb, MEMSCOPE_A_COMM, e->comm) ||
-	    ms_nla_put_u64(skb, MEMSCOPE_A_LATENCY_NS, e->latency_ns, MEMSCOPE_A_PAD) ||
-	    nla_put_string(skb, MEMSCOPE_A_STATUS, ms_compaction_status_str(e->status, num)))
-		return -EMSGSIZE;
-	return 0;
-}
-
-static const u8 ms_genl_event_cmd[] = {
-	[MS_EV_OOM] = MEMSCOPE_CMD_EVENT_OOM,
-	[MS_EV_DIRECT_RECLAIM] = MEMSCOPE_CMD_EVENT_RECLAIM,
-	[MS_EV_COMPACTION] = MEMSCOPE_CMD_EVENT_COMPACTION,
-};
 
 /*
  * One event to its group: false if it was lost on the way.  @line is a
@@ -697,7 +668,7 @@ static bool ms_genl_send_event(const struct ms_event *ev, int group, char *line)
 
 	if (!skb)
 		return false;
-	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, ms_genl_event_cmd[ev->type]);
+	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, ms_event_desc(ev->type)->genl_cmd);
 	if (!hdr)
 		goto fail;
 	/* A kill from the oom ring has no place in the stream: no SEQ. */
@@ -710,18 +681,7 @@ static bool ms_genl_send_event(const struct ms_event *ev, int group, char *line)
 		line[n - 1] = '\0';
 	if (nla_put_string(skb, MEMSCOPE_A_LINE, line))
 		goto fail;
-	switch (ev->type) {
-	case MS_EV_OOM:
-		err = ms_genl_put_oom(skb, &ev->oom);
-		break;
-	case MS_EV_DIRECT_RECLAIM:
-		err = ms_genl_put_reclaim(skb, &ev->reclaim);
-		break;
-	default:
-		err = ms_genl_put_compaction(skb, &ev->compaction);
-		break;
-	}
-	if (err)
+	if (ms_genl_put_record(skb, ms_event_desc(ev->type), ev))
 		goto fail;
 	genlmsg_end(skb, hdr);
 	err = genlmsg_multicast(&ms_genl_family, skb, 0, group, GFP_KERNEL);
@@ -757,8 +717,8 @@ static void ms_genl_send(struct work_struct *work)
 	while (READ_ONCE(ms_genl_live) && ms_stream_next(&ms_genl_cursor, &ev, &lost)) {
 		if (lost && ms_genl_listened())
 			ms_stat_add(MS_netlink_dropped, lost);
-		group = ms_genl_event_group(&ev);
-		if (group >= 0 && genl_has_listeners(&ms_genl_family, &init_net, group) &&
+		group = ms_event_desc(ev.type)->genl_group;
+		if (ms_event_desc(ev.type)->genl_cmd && genl_has_listeners(&ms_genl_family, &init_net, group) &&
 		    (!line || !ms_genl_send_event(&ev, group, line)))
 			ms_stat_inc(MS_netlink_dropped);
 		cond_resched();

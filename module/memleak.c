@@ -491,31 +491,45 @@ struct ms_leak_msg {
 	char line[KSYM_SYMBOL_LEN + 160];
 };
 
+#define MS_LEAK_MSG_FIELD(n, m, k, attr) \
+	MS_FIELD(struct ms_leak_msg, n, m, k, .nla = attr, .flags = MS_FIELD_NLA64)
+
+static const struct ms_field_desc ms_leak_msg_fields[] = {
+	MS_LEAK_MSG_FIELD("time_ns", time_ns, MS_FK_UINT, MEMSCOPE_A_TIME_NS),
+	MS_LEAK_MSG_FIELD("report", report, MS_FK_UINT, MEMSCOPE_A_REPORT),
+	MS_FIELD(struct ms_leak_msg, "rank", rank, MS_FK_UINT, .nla = MEMSCOPE_A_RANK),
+	MS_FIELD(struct ms_leak_msg, "site", site, MS_FK_STR, .nla = MEMSCOPE_A_SITE),
+	MS_LEAK_MSG_FIELD("allocs", v[0], MS_FK_UINT, MEMSCOPE_A_ALLOCS),
+	MS_LEAK_MSG_FIELD("bytes", v[1], MS_FK_UINT, MEMSCOPE_A_BYTES),
+	MS_LEAK_MSG_FIELD("oldest_ms", v[2], MS_FK_UINT, MEMSCOPE_A_OLDEST_MS),
+};
+
+/* The group's messages; events_format gives them as "memleak". */
+const struct ms_record_desc ms_leak_report_desc = {
+	.name = "memleak",
+	MS_FIELDS(ms_leak_msg_fields),
+};
+
 static int ms_leak_msg_fill(struct sk_buff *skb, void *arg)
 {
 	const struct ms_leak_msg *m = arg;
 
 	return nla_put_string(skb, MEMSCOPE_A_LINE, m->line) ||
-	       ms_nla_put_u64(skb, MEMSCOPE_A_TIME_NS, m->time_ns, MEMSCOPE_A_PAD) ||
-	       ms_nla_put_u64(skb, MEMSCOPE_A_REPORT, m->report, MEMSCOPE_A_PAD) ||
-	       nla_put_u32(skb, MEMSCOPE_A_RANK, m->rank) ||
-	       nla_put_string(skb, MEMSCOPE_A_SITE, m->site) ||
-	       ms_nla_put_u64(skb, MEMSCOPE_A_ALLOCS, m->v[0], MEMSCOPE_A_PAD) ||
-	       ms_nla_put_u64(skb, MEMSCOPE_A_BYTES, m->v[1], MEMSCOPE_A_PAD) ||
-	       ms_nla_put_u64(skb, MEMSCOPE_A_OLDEST_MS, m->v[2], MEMSCOPE_A_PAD) ? -EMSGSIZE : 0;
+	       ms_genl_put_record(skb, &ms_leak_report_desc, m) ? -EMSGSIZE : 0;
 }
 
 /* Row @i of @snap as one message; false if it was lost on the way. */
 static bool ms_leak_report_row(const struct ms_leak_snap *snap, unsigned int i,
 			       struct ms_leak_msg *m)
 {
-	int err;
+	int err, n;
 
 	m->rank = i + 1;
 	ms_leak_snap_row(snap, i, m->site, sizeof(m->site), m->v);
-	snprintf(m->line, sizeof(m->line),
-		 "time_ns=%llu report=%llu rank=%u site=%s allocs=%llu bytes=%llu oldest_ms=%llu",
-		 m->time_ns, m->report, m->rank, m->site, m->v[0], m->v[1], m->v[2]);
+	/* The line for older CLIs, which read LINE only. */
+	n = ms_record_format(m->line, sizeof(m->line), &ms_leak_report_desc, m);
+	if (n > 0 && m->line[n - 1] == '\n')
+		m->line[n - 1] = '\0';
 	/* A few hundred bytes, not a page: up to ten of them wait in each listener. */
 	err = ms_genl_notify(MS_GENL_MEMLEAK, MEMSCOPE_CMD_EVENT_MEMLEAK,
 			     nla_total_size(strlen(m->line) + 1) + nla_total_size(strlen(m->site) + 1) +

@@ -439,15 +439,73 @@ static __always_inline void ms_row_add(struct ms_table *t, struct ms_row *row,
  * copied in under a raw spinlock (probe context, PREEMPT_RT safe) and
  * formatted only at read time.
  */
-enum ms_event_type {
-	MS_EV_OOM,
-	MS_EV_DIRECT_RECLAIM,
-	MS_EV_COMPACTION,
-	MS_EV_MMAP,
-	MS_EV_SHM,
-	MS_NR_EVENT_TYPES,
-};
+#define MS_EVENTS(X)							\
+	X(OOM, oom)		/* oom.c */				\
+	X(DIRECT_RECLAIM, direct_reclaim)	/* vmscan.c */		\
+	X(COMPACTION, compaction)	/* compaction.c */		\
+	X(MMAP, mmap)		/* syscalls.c */			\
+	X(SHM, shm)		/* syscalls.c */
+#define MS_EVENT_ENUM(id, name) MS_EV_##id,
+enum ms_event_type { MS_EVENTS(MS_EVENT_ENUM) MS_NR_EVENT_TYPES };
 const char *ms_event_name(enum ms_event_type type);
+
+/*
+ * A record's fields, described once (fields.c): the file's line, the
+ * netlink attributes and the events_format file that types both for the
+ * CLI are all made from this.  An integer is read from the record by its
+ * size and sign; a field the kernel alone can render (gfp flags, a
+ * compaction result's name) has a formatter.
+ */
+enum ms_field_kind {
+	MS_FK_UINT,		/* unsigned, in decimal */
+	MS_FK_INT,		/* signed, in decimal */
+	MS_FK_HEX,		/* unsigned, as %#llx */
+	MS_FK_BOOL,		/* 0 or 1; a flag over netlink, absent for 0 */
+	MS_FK_STR,		/* a NUL-terminated char array, escaped */
+	MS_FK_TEXT,		/* its formatter's words: names, never a space */
+};
+
+#define MS_FIELD_UNKNOWN	0x1	/* negative (int) or empty (str): "-", no attribute */
+#define MS_FIELD_32		0x2	/* an integer that is 32 bits wide whatever it is stored in */
+#define MS_FIELD_NLA64		0x4	/* its attribute is a u64, else a u32 */
+
+struct ms_field_desc {
+	const char *name;
+	u16 offset;
+	u16 size;
+	u8 kind;
+	u8 flags;
+	u8 nla;			/* memscope_genl.h's attribute, 0 for none */
+	u8 variants;		/* the variants it is part of (desc->variant), 0 for all */
+	int (*format)(char *b, size_t len, const void *rec);
+};
+
+struct ms_record_desc {
+	const char *name;		/* its ring's file, the stream's word */
+	const struct ms_field_desc *fields;
+	unsigned int nr_fields;
+	/* The record's variant, as a bit for ms_field_desc.variants (shm's calls). */
+	unsigned int (*variant)(const void *rec);
+	u8 genl_cmd;			/* its notification; 0 for none */
+	u8 genl_group;			/* enum ms_genl_group, with genl_cmd */
+};
+
+#define MS_FIELD(rec, n, m, k, ...) {					\
+	.name = n, .offset = offsetof(rec, m),				\
+	.size = sizeof(((rec *)NULL)->m), .kind = k, __VA_ARGS__ }
+#define MS_FIELDS(f) .fields = f, .nr_fields = ARRAY_SIZE(f)
+
+int ms_record_format(char *b, size_t len, const struct ms_record_desc *d, const void *rec);
+void ms_record_format_show(struct seq_file *m, const struct ms_record_desc *d);
+bool ms_field_present(const struct ms_record_desc *d, const struct ms_field_desc *f,
+		      const void *rec);
+bool ms_field_int(const struct ms_field_desc *f, const void *rec, u64 *v);
+struct ms_flag {
+	unsigned long bit;
+	const char *name;
+};
+#define MS_FLAG(p, x) { p##x, #p #x }
+int ms_format_flags(char *b, size_t len, unsigned long v, const struct ms_flag *f, size_t nf);
 
 struct ms_oom_event {
 	u64 time_ns;
@@ -529,6 +587,10 @@ struct ms_event {
 	};
 };
 
+#define MS_EVENT_DESC(id, name) extern const struct ms_record_desc ms_event_##name;
+MS_EVENTS(MS_EVENT_DESC)
+const struct ms_record_desc *ms_event_desc(enum ms_event_type type);
+#define MS_EVENT_FIELD(n, m, k, ...) MS_FIELD(struct ms_event, n, m, k, __VA_ARGS__)
 void ms_event_emit(const struct ms_event *ev);
 /* A reader's place in the stream, and the next OOM kill it has to see. */
 struct ms_stream_cursor {
@@ -540,14 +602,13 @@ struct ms_stream_cursor {
 bool ms_stream_next(struct ms_stream_cursor *c, struct ms_event *ev, u64 *lost);
 void ms_stream_start(struct ms_stream_cursor *c);
 void ms_events_sync(void);
-const char *ms_compaction_status_name(int status);
-const char *ms_compaction_status_str(int status, char num[12]);
 int ms_events_init(void);
 void ms_events_exit(void);
 void ms_events_reset(void);
 size_t ms_events_bytes(void);
 int ms_ring_show(struct seq_file *m, enum ms_event_type type);
 int ms_event_line(char *b, size_t len, const struct ms_event *ev);
+int ms_events_format_show(struct seq_file *m);
 extern const struct file_operations ms_events_fops;
 extern const struct ms_proc_ops ms_events_proc_ops;
 
@@ -652,5 +713,7 @@ struct sk_buff;
 int ms_genl_notify(enum ms_genl_group group, u8 cmd, size_t size,
 		   int (*fill)(struct sk_buff *skb, void *arg), void *arg);
 bool ms_genl_listening(enum ms_genl_group group);
+int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, const void *rec);
+extern const struct ms_record_desc ms_leak_report_desc;
 
 #endif /* _MEMSCOPE_H */

@@ -42,6 +42,7 @@
 
 #include "memscope.h"
 #include "compat/oom.h"
+#include "uapi/memscope_genl.h"
 
 static DEFINE_RAW_SPINLOCK(ms_oom_lock);
 static struct ms_event ms_oom_pending;	/* under ms_oom_lock */
@@ -258,6 +259,72 @@ static struct ms_probe ms_mark_oom_victim_probe = {
 	.targets = ms_mark_oom_victim_targets,
 	.kind = MS_KPROBE,
 	.pre_handler = ms_mark_oom_victim_pre,
+};
+
+#define MS_LOAD_INT(x) ((x) >> FSHIFT)
+#define MS_LOAD_FRAC(x) MS_LOAD_INT(((x) & (FIXED_1 - 1)) * 100)
+
+/* /proc/loadavg's five fields at the kill, commas for its spaces. */
+static int ms_oom_loadavg_format(char *b, size_t len, const void *rec)
+{
+	const struct ms_oom_event *e = &((const struct ms_event *)rec)->oom;
+	unsigned long a[3];
+	int i;
+
+	/* As /proc/loadavg rounds: add half of the last printed digit. */
+	for (i = 0; i < 3; i++)
+		a[i] = e->avenrun[i] + FIXED_1 / 200;
+	return scnprintf(b, len, "%lu.%02lu,%lu.%02lu,%lu.%02lu,%u/%u,%d",
+			 MS_LOAD_INT(a[0]), MS_LOAD_FRAC(a[0]), MS_LOAD_INT(a[1]),
+			 MS_LOAD_FRAC(a[1]), MS_LOAD_INT(a[2]), MS_LOAD_FRAC(a[2]),
+			 e->nr_running, e->nr_threads, e->last_pid);
+}
+
+/* The names the kernel's own OOM report prints, in its own words. */
+static int ms_oom_gfp_format(char *b, size_t len, const void *rec)
+{
+	gfp_t gfp_mask = (__force gfp_t)((const struct ms_event *)rec)->oom.gfp_mask;
+
+	return scnprintf(b, len, "%pGg", &gfp_mask) ?: scnprintf(b, len, "none");
+}
+
+#define MS_OOM_FIELD(n, m, k, ...) MS_EVENT_FIELD(n, oom.m, k, __VA_ARGS__)
+
+/* An RSS not known (no mark_victim seen, or no shmem counter) is "-". */
+static const struct ms_field_desc ms_oom_fields[] = {
+	MS_OOM_FIELD("time_ns", time_ns, MS_FK_UINT, .nla = MEMSCOPE_A_TIME_NS,
+		     .flags = MS_FIELD_NLA64),
+	MS_OOM_FIELD("trigger_pid", trigger_pid, MS_FK_INT, .nla = MEMSCOPE_A_TRIGGER_PID),
+	MS_OOM_FIELD("trigger_comm", trigger_comm, MS_FK_STR, .nla = MEMSCOPE_A_TRIGGER_COMM),
+	MS_OOM_FIELD("victim_pid", victim_pid, MS_FK_INT, .nla = MEMSCOPE_A_VICTIM_PID),
+	MS_OOM_FIELD("victim_comm", victim_comm, MS_FK_STR, .nla = MEMSCOPE_A_VICTIM_COMM),
+	MS_OOM_FIELD("pages", pages, MS_FK_UINT, .nla = MEMSCOPE_A_PAGES,
+		     .flags = MS_FIELD_NLA64),
+	MS_OOM_FIELD("anon_rss_kb", anon_rss_kb, MS_FK_INT, .nla = MEMSCOPE_A_ANON_RSS_KB,
+		     .flags = MS_FIELD_UNKNOWN | MS_FIELD_NLA64),
+	MS_OOM_FIELD("file_rss_kb", file_rss_kb, MS_FK_INT, .nla = MEMSCOPE_A_FILE_RSS_KB,
+		     .flags = MS_FIELD_UNKNOWN | MS_FIELD_NLA64),
+	MS_OOM_FIELD("shmem_rss_kb", shmem_rss_kb, MS_FK_INT, .nla = MEMSCOPE_A_SHMEM_RSS_KB,
+		     .flags = MS_FIELD_UNKNOWN | MS_FIELD_NLA64),
+	MS_OOM_FIELD("oom_score_adj", oom_score_adj, MS_FK_INT, .nla = MEMSCOPE_A_OOM_SCORE_ADJ),
+	MS_OOM_FIELD("memcg", memcg, MS_FK_STR, .nla = MEMSCOPE_A_MEMCG,
+		     .flags = MS_FIELD_UNKNOWN),
+	MS_OOM_FIELD("order", order, MS_FK_INT, .nla = MEMSCOPE_A_ORDER),
+	MS_OOM_FIELD("gfp_mask", gfp_mask, MS_FK_HEX, .nla = MEMSCOPE_A_GFP_MASK),
+	MS_OOM_FIELD("loadavg", avenrun, MS_FK_TEXT, .nla = MEMSCOPE_A_LOADAVG,
+		     .format = ms_oom_loadavg_format),
+	MS_OOM_FIELD("confirmed", confirmed, MS_FK_BOOL, .nla = MEMSCOPE_A_CONFIRMED),
+	MS_OOM_FIELD("gfp_flags", gfp_mask, MS_FK_TEXT, .nla = MEMSCOPE_A_GFP_FLAGS,
+		     .format = ms_oom_gfp_format),
+	/* The kill's number, the same in the ring and in the stream. */
+	MS_EVENT_FIELD("seq", oom_seq, MS_FK_UINT, .nla = MEMSCOPE_A_OOM_SEQ),
+};
+
+const struct ms_record_desc ms_event_oom = {
+	.name = "oom",
+	MS_FIELDS(ms_oom_fields),
+	.genl_cmd = MEMSCOPE_CMD_EVENT_OOM,
+	.genl_group = MS_GENL_OOM,
 };
 
 int ms_oom_init(void)

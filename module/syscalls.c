@@ -25,6 +25,7 @@
 #include <linux/fs.h>
 #include <linux/ipc.h>
 #include <linux/mman.h>
+#include <uapi/linux/shm.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/rcupdate.h>
@@ -41,6 +42,178 @@
 #pragma GCC diagnostic pop
 
 #include "memscope.h"
+
+/* What the mmap(2) man page names; the type bits first, then the rest. */
+static const struct ms_flag ms_map_flags[] = {
+	MS_FLAG(MAP_, SHARED_VALIDATE), MS_FLAG(MAP_, SHARED), MS_FLAG(MAP_, PRIVATE),
+	MS_FLAG(MAP_, FIXED_NOREPLACE), MS_FLAG(MAP_, FIXED), MS_FLAG(MAP_, ANONYMOUS),
+	MS_FLAG(MAP_, GROWSDOWN), MS_FLAG(MAP_, DENYWRITE), MS_FLAG(MAP_, EXECUTABLE),
+	MS_FLAG(MAP_, LOCKED), MS_FLAG(MAP_, NORESERVE), MS_FLAG(MAP_, POPULATE),
+	MS_FLAG(MAP_, NONBLOCK), MS_FLAG(MAP_, STACK), MS_FLAG(MAP_, HUGETLB),
+	MS_FLAG(MAP_, SYNC),
+};
+
+/*
+ * mmap's flags as strace prints them: the named flags, any bit left in hex,
+ * then with MAP_HUGETLB the huge page size (log2, in bits 26-31) as
+ * "21<<MAP_HUGE_SHIFT".  SHARED_VALIDATE, both type bits, is tried before
+ * SHARED and PRIVATE.
+ */
+static int ms_mmap_flags_format(char *b, size_t len, const void *rec)
+{
+	unsigned long flags = ((const struct ms_event *)rec)->mmap.flags, huge = 0;
+	int n;
+
+	if (flags & MAP_HUGETLB)
+		huge = flags & ((unsigned long)MAP_HUGE_MASK << MAP_HUGE_SHIFT);
+	n = ms_format_flags(b, len, flags & ~huge, ms_map_flags, ARRAY_SIZE(ms_map_flags));
+	if (huge)
+		n += scnprintf(b + n, len - n, "|%lu<<MAP_HUGE_SHIFT", huge >> MAP_HUGE_SHIFT);
+	return n;
+}
+
+/* "rw-", and a "+" for any bit past exec. */
+static int ms_mmap_prot_format(char *b, size_t len, const void *rec)
+{
+	unsigned long prot = ((const struct ms_event *)rec)->mmap.prot;
+
+	return scnprintf(b, len, "%c%c%c%s", prot & PROT_READ ? 'r' : '-',
+			 prot & PROT_WRITE ? 'w' : '-', prot & PROT_EXEC ? 'x' : '-',
+			 prot & ~(unsigned long)(PROT_READ | PROT_WRITE | PROT_EXEC) ? "+" : "");
+}
+
+#define MS_MMAP_FIELD(n, m, k, ...) MS_EVENT_FIELD(n, mmap.m, k, ##__VA_ARGS__)
+
+static const struct ms_field_desc ms_mmap_fields[] = {
+	MS_MMAP_FIELD("time_ns", time_ns, MS_FK_UINT),
+	MS_MMAP_FIELD("pid", pid, MS_FK_INT),
+	MS_MMAP_FIELD("comm", comm, MS_FK_STR),
+	MS_MMAP_FIELD("size", len, MS_FK_UINT),
+	MS_MMAP_FIELD("prot", prot, MS_FK_TEXT, .format = ms_mmap_prot_format),
+	MS_MMAP_FIELD("flags", flags, MS_FK_TEXT, .format = ms_mmap_flags_format),
+	MS_MMAP_FIELD("off", off, MS_FK_UINT),
+	MS_MMAP_FIELD("err", err, MS_FK_INT),
+	MS_MMAP_FIELD("file", file, MS_FK_STR),
+};
+
+const struct ms_record_desc ms_event_mmap = {
+	.name = "mmap",
+	MS_FIELDS(ms_mmap_fields),
+};
+
+static const char *const ms_shm_calls[] = {
+	[MS_SHMGET] = "shmget", [MS_SHMAT] = "shmat", [MS_SHMDT] = "shmdt",
+	[MS_SHMCTL] = "shmctl",
+};
+
+static const struct ms_event *ms_ev(const void *rec)
+{
+	return rec;
+}
+
+static unsigned int ms_shm_variant(const void *rec)
+{
+	return BIT(ms_ev(rec)->shm.call);
+}
+
+static int ms_shm_call_format(char *b, size_t len, const void *rec)
+{
+	unsigned int call = ms_ev(rec)->shm.call;
+
+	return scnprintf(b, len, "%s", call < ARRAY_SIZE(ms_shm_calls) ? ms_shm_calls[call] : "?");
+}
+
+/* An IPC key as strace prints it. */
+static int ms_shm_key_format(char *b, size_t len, const void *rec)
+{
+	return scnprintf(b, len, "0x%08x", (unsigned int)ms_ev(rec)->shm.args[0]);
+}
+
+static const struct ms_flag ms_shmget_flags[] = {
+	MS_FLAG(IPC_, CREAT), MS_FLAG(IPC_, EXCL), MS_FLAG(SHM_, HUGETLB),
+	MS_FLAG(SHM_, NORESERVE),
+};
+
+/*
+ * shmget's flags as strace prints them: the named flags, the huge page
+ * size (log2, in bits 26-31) as "21<<SHM_HUGE_SHIFT", then the mode in
+ * octal: "IPC_CREAT|SHM_HUGETLB|21<<SHM_HUGE_SHIFT|0600".  shmflg is an
+ * int: the register's upper half is not the caller's.
+ */
+static int ms_shmget_flags_format(char *b, size_t len, const void *rec)
+{
+	const unsigned int huge_bits = (unsigned int)SHM_HUGE_MASK << SHM_HUGE_SHIFT;
+	unsigned int shmflg = (unsigned int)ms_ev(rec)->shm.args[2];
+	unsigned int named = shmflg & ~0777U & ~huge_bits;
+	int n = 0;
+
+	if (named)
+		n = ms_format_flags(b, len, named, ms_shmget_flags, ARRAY_SIZE(ms_shmget_flags));
+	if (shmflg & huge_bits)
+		n += scnprintf(b + n, len - n, "%s%u<<SHM_HUGE_SHIFT", n ? "|" : "",
+			       (shmflg & huge_bits) >> SHM_HUGE_SHIFT);
+	return n + scnprintf(b + n, len - n, "%s%#o", n ? "|" : "", shmflg & 0777U);
+}
+
+static const struct ms_flag ms_shmat_flags[] = {
+	MS_FLAG(SHM_, RDONLY), MS_FLAG(SHM_, RND), MS_FLAG(SHM_, REMAP), MS_FLAG(SHM_, EXEC),
+};
+
+static int ms_shmat_flags_format(char *b, size_t len, const void *rec)
+{
+	return ms_format_flags(b, len, ms_ev(rec)->shm.args[2], ms_shmat_flags,
+			       ARRAY_SIZE(ms_shmat_flags));
+}
+
+static int ms_shmctl_cmd_format(char *b, size_t len, const void *rec)
+{
+	unsigned long cmd = ms_ev(rec)->shm.args[1];
+	const char *name;
+
+	/* IPC_64, which glibc ORs in, changes the layout, not the command. */
+	switch (cmd & ~(unsigned long)IPC_64) {
+	case IPC_RMID: name = "IPC_RMID"; break;
+	case IPC_SET: name = "IPC_SET"; break;
+	case IPC_STAT: name = "IPC_STAT"; break;
+	case IPC_INFO: name = "IPC_INFO"; break;
+	case SHM_LOCK: name = "SHM_LOCK"; break;
+	case SHM_UNLOCK: name = "SHM_UNLOCK"; break;
+	case SHM_STAT: name = "SHM_STAT"; break;
+	case SHM_INFO: name = "SHM_INFO"; break;
+	case SHM_STAT_ANY: name = "SHM_STAT_ANY"; break;
+	default: return scnprintf(b, len, "%lu", cmd);
+	}
+	return scnprintf(b, len, "%s", name);
+}
+
+#define MS_SHM_FIELD(n, m, k, ...) MS_EVENT_FIELD(n, shm.m, k, ##__VA_ARGS__)
+#define MS_SHM_GET	.variants = BIT(MS_SHMGET)
+
+/* Each call's own arguments, in the order strace gives them. */
+static const struct ms_field_desc ms_shm_fields[] = {
+	MS_SHM_FIELD("time_ns", time_ns, MS_FK_UINT),
+	MS_SHM_FIELD("pid", pid, MS_FK_INT),
+	MS_SHM_FIELD("comm", comm, MS_FK_STR),
+	MS_SHM_FIELD("call", call, MS_FK_TEXT, .format = ms_shm_call_format),
+	MS_SHM_FIELD("key", args[0], MS_FK_TEXT, .format = ms_shm_key_format, MS_SHM_GET),
+	MS_SHM_FIELD("size", args[1], MS_FK_UINT, MS_SHM_GET),
+	MS_SHM_FIELD("flags", args[2], MS_FK_TEXT, .format = ms_shmget_flags_format,
+		     MS_SHM_GET),
+	MS_SHM_FIELD("id", id, MS_FK_INT, MS_SHM_GET),
+	MS_SHM_FIELD("id", args[0], MS_FK_INT, .flags = MS_FIELD_32,
+		     .variants = BIT(MS_SHMAT) | BIT(MS_SHMCTL)),
+	MS_SHM_FIELD("flags", args[2], MS_FK_TEXT, .format = ms_shmat_flags_format,
+		     .variants = BIT(MS_SHMAT)),
+	MS_SHM_FIELD("cmd", args[1], MS_FK_TEXT, .format = ms_shmctl_cmd_format,
+		     .variants = BIT(MS_SHMCTL)),
+	MS_SHM_FIELD("err", err, MS_FK_INT),
+};
+
+const struct ms_record_desc ms_event_shm = {
+	.name = "shm",
+	MS_FIELDS(ms_shm_fields),
+	.variant = ms_shm_variant,
+};
 
 static bool mmapsnoop;
 module_param(mmapsnoop, bool, 0400);

@@ -15,6 +15,7 @@
 #include <trace/events/vmscan.h>
 
 #include "memscope.h"
+#include "uapi/memscope_genl.h"
 
 struct ms_table ms_table_shrinkers = {
 	.file = "shrinkers", .header = "# shrinker count ns freed",
@@ -49,6 +50,26 @@ static void ms_reclaim_end(enum ms_pair kind, unsigned long nr_reclaimed)
 	ev.reclaim.comm[sizeof(ev.reclaim.comm) - 1] = '\0';
 	ms_event_emit(&ev);
 }
+
+/* drsnoop's events; memcg is a flag over netlink. */
+static const struct ms_field_desc ms_reclaim_fields[] = {
+	MS_EVENT_FIELD("time_ns", reclaim.time_ns, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
+	MS_EVENT_FIELD("pid", reclaim.pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
+	MS_EVENT_FIELD("comm", reclaim.comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
+	MS_EVENT_FIELD("latency_ns", reclaim.latency_ns, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
+	MS_EVENT_FIELD("nr_reclaimed", reclaim.nr_reclaimed, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_NR_RECLAIMED, .flags = MS_FIELD_NLA64),
+	MS_EVENT_FIELD("memcg", reclaim.memcg, MS_FK_BOOL, .nla = MEMSCOPE_A_MEMCG_RECLAIM),
+};
+
+const struct ms_record_desc ms_event_direct_reclaim = {
+	.name = "direct_reclaim",
+	MS_FIELDS(ms_reclaim_fields),
+	.genl_cmd = MEMSCOPE_CMD_EVENT_RECLAIM,
+	.genl_group = MS_GENL_RECLAIM,
+};
 
 static void ms_direct_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
 {

@@ -104,6 +104,10 @@ enum memscope_attr {
 	MEMSCOPE_A_ALLOCS,		/* u64: outstanding allocations */
 	MEMSCOPE_A_BYTES,		/* u64: their bytes */
 	MEMSCOPE_A_OLDEST_MS,		/* u64: the age of the oldest */
+	/* The rest of an oom line's fields (events_format names them all). */
+	MEMSCOPE_A_LOADAVG,		/* string: as /proc/loadavg, commas for spaces */
+	MEMSCOPE_A_GFP_FLAGS,		/* string: gfp_mask's names, as the OOM report */
+	MEMSCOPE_A_OOM_SEQ,		/* u32: the kill's number, the oom line's seq */
 
 	__MEMSCOPE_A_MAX,
 	MEMSCOPE_A_MAX = __MEMSCOPE_A_MAX - 1

@@ -27,6 +27,7 @@ struct ms_stream {
 	size_t off;		/* start of the unconsumed part */
 	char *path;
 	struct ms_nl_stream *nl;	/* --netlink: the groups, not the file */
+	unsigned int bad;		/* malformed lines skipped */
 };
 
 /*
@@ -47,6 +48,26 @@ static int nl_fallback(const char *name)
 			   ms_nl_where(), ms_dir(), name);
 	noted = true;
 	return 0;
+}
+
+const struct ms_evfmt *ms_events_format(void)
+{
+	static struct ms_evfmt ef;
+	static int state;	/* 0: not read yet, 1: read, -1: none */
+	char *data;
+	size_t len;
+
+	if (state)
+		return state > 0 ? &ef : NULL;
+	state = -1;
+	if (ms_read_optional("events_format", &data, &len))
+		return NULL;
+	if (ms_parse_evfmt(data, len, &ef) == 0) {
+		state = 1;
+		ms_warn_diag("events_format", &ef.diag);
+	}
+	free(data);
+	return state > 0 ? &ef : NULL;
 }
 
 struct ms_stream *ms_stream_open(const char *name)
@@ -149,13 +170,11 @@ static int fill(struct ms_stream *s)
 	}
 }
 
-int ms_stream_next(struct ms_stream *s, char **line, size_t *len)
+static int stream_line(struct ms_stream *s, char **line, size_t *len)
 {
 	char *start, *nl;
 	int r;
 
-	if (s->nl)
-		return ms_nl_stream_next(s->nl, line, len);
 	for (;;) {
 		start = s->buf + s->off;
 		nl = memchr(start, '\n', s->len - s->off);
@@ -193,6 +212,30 @@ int ms_stream_next(struct ms_stream *s, char **line, size_t *len)
 }
 
 /*
+ * The next event, typed: from the groups, decoded from its attributes; from
+ * the file, parsed from its line.  A malformed line is skipped, and said
+ * once.
+ */
+int ms_stream_next(struct ms_stream *s, struct ms_record *rec)
+{
+	char *line;
+	size_t len;
+	int r;
+
+	if (s->nl)
+		return ms_nl_stream_next(s->nl, rec);
+	while ((r = stream_line(s, &line, &len)) > 0) {
+		if (len == 0)
+			continue;
+		if (!ms_parse_record(line, len, true, rec))
+			return 1;
+		if (s->bad++ == 0)
+			print_warn("%s: skipping malformed events: \"%.80s\"", s->path, line);
+	}
+	return r;
+}
+
+/*
  * Follow the events stream and hand each line of the given type to fn.
  * Other types are skipped; "lost count=N" becomes a warning.  A live
  * stream calls recover, if given, once it is open and after each loss:
@@ -204,10 +247,7 @@ int ms_follow_events_recover(const char *type, ms_event_fn fn, ms_recover_fn rec
 	struct ms_missed m0, m1;
 	struct ms_stream *s;
 	struct ms_record rec;
-	unsigned int bad = 0;
 	uint64_t lost;
-	char *line;
-	size_t len;
 	int r = 0, ret = 0;
 
 	s = ms_stream_open("events");
@@ -218,14 +258,7 @@ int ms_follow_events_recover(const char *type, ms_event_fn fn, ms_recover_fn rec
 		recover = NULL;		/* a recording: nothing to look in */
 	if (recover)
 		ret = recover(ctx);
-	while (!ret && (r = ms_stream_next(s, &line, &len)) > 0) {
-		if (len == 0)
-			continue;
-		if (ms_parse_record(line, len, true, &rec)) {
-			if (bad++ == 0)
-				print_warn("%s/events: skipping malformed event lines", ms_dir());
-			continue;
-		}
+	while (!ret && (r = ms_stream_next(s, &rec)) > 0) {
 		if (!strcmp(rec.type, "lost")) {
 			if (ms_rec_u64(&rec, "count", &lost))
 				print_warn("%llu events lost (reader too slow)",

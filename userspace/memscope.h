@@ -250,8 +250,10 @@ int cmd_monitor(const struct ms_opts *o);
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;
 struct ms_stream *ms_stream_open(const char *name);
-/* 1: a line; 0: end of stream (a plain file hit EOF) or stop; -1: error */
-int ms_stream_next(struct ms_stream *s, char **line, size_t *len);
+/* events_format, read once; NULL where the module has none (older). */
+const struct ms_evfmt *ms_events_format(void);
+/* 1: an event in *rec (its type set); 0: end of stream (a plain file hit EOF) or stop; -1: error */
+int ms_stream_next(struct ms_stream *s, struct ms_record *rec);
 void ms_stream_close(struct ms_stream *s);
 typedef int (*ms_event_fn)(void *ctx, const struct ms_record *r);
 int ms_follow_events(const char *type, ms_event_fn fn, void *ctx);

@@ -57,9 +57,9 @@ int ms_nl_stream_open(struct ms_nl_stream **s)
 	return ms_nl_use();
 }
 
-int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
+int ms_nl_stream_next(struct ms_nl_stream *s, struct ms_record *rec)
 {
-	(void)s, (void)line, (void)len;
+	(void)s, (void)rec;
 	return -1;
 }
 
@@ -693,13 +693,13 @@ struct ms_nl_stream {
 	char *buf;
 	size_t cap;
 	size_t len, off;	/* the datagram in buf, and the next message */
-	char *line;		/* the line handed out */
 	uint64_t dropped;	/* netlink_dropped when last looked at */
 	uint64_t next_seq;	/* the sequence number expected next */
 	bool have_seq;
 	bool overrun;		/* ENOBUFS not yet matched by netlink_dropped */
 	int overrun_tries;
 	bool closing;		/* stopped: the counter looked at once more */
+	const struct ms_evfmt *format;	/* how to render events; NULL: use LINE */
 };
 
 static const struct {
@@ -790,6 +790,7 @@ int ms_nl_stream_open(struct ms_nl_stream **out)
 	setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (load_dropped(&s->dropped))
 		goto fail;
+	s->format = ms_events_format();
 	*out = s;
 	return 0;
 fail:
@@ -804,29 +805,7 @@ void ms_nl_stream_close(struct ms_nl_stream *s)
 	if (s->sk)
 		nl_socket_free(s->sk);
 	free(s->buf);
-	free(s->line);
 	free(s);
-}
-
-/* "lost count=N" if netlink_dropped grew; 1 if it did, 0 if not, -1. */
-static int check_lost(struct ms_nl_stream *s, char **line, size_t *len)
-{
-	uint64_t now;
-
-	if (load_dropped(&now))
-		return -1;
-	if (now <= s->dropped)
-		return 0;
-	free(s->line);
-	if (asprintf(&s->line, "lost count=%" PRIu64, now - s->dropped) < 0) {
-		s->line = NULL;
-		return -1;
-	}
-	s->dropped = now;
-	s->overrun = false;
-	*line = s->line;
-	*len = strlen(s->line);
-	return 1;
 }
 
 /* The next datagram into buf: 1, 0 (stop or nothing within the wait), -1. */
@@ -868,26 +847,140 @@ static int receive(struct ms_nl_stream *s, int timeout_ms)
 	return 1;
 }
 
-/* The event line of a message, or NULL for one that is not an event. */
-static const char *event_line(struct ms_nl_stream *s, struct nlmsghdr *h, uint64_t *seq,
-			      bool *has_seq)
+/*
+ * An event from its attributes, typed by events_format: each field the
+ * format gives an attribute, in the format's order; one without its
+ * attribute is "-" (not known), a bool without its flag 0.  Into @out as
+ * ms_record_from_strings() takes them.
+ */
+static void event_fields(const struct ms_evfmt_type *t, struct nlattr *attrs, int attrlen,
+			 FILE *out)
 {
-	struct genlmsghdr *g;
-	struct nlattr *a;
-	const char *type = NULL, *fields = NULL;
+	struct nlattr *by[256] = { NULL }, *a;
+	const struct ms_evfmt_field *f;
+	uint64_t v;
 	size_t i;
 	int rem;
 
+	nla_for_each_attr(a, attrs, attrlen, rem)
+		if (nla_type(a) < 256)
+			by[nla_type(a)] = a;
+	for (i = 0; i < t->n; i++) {
+		f = &t->f[i];
+		if (!f->attr)
+			continue;
+		a = f->attr < 256 ? by[f->attr] : NULL;
+		fprintf(out, "%s%c", f->name, 0);
+		if (f->kind == MS_EVK_BOOL) {
+			fputs(a ? "1" : "0", out);
+		} else if (f->kind == MS_EVK_STR) {
+			if (a && nla_len(a) > 0 && !((char *)nla_data(a))[nla_len(a) - 1])
+				fputs(nla_data(a), out);
+			else
+				fputs("-", out);
+		} else if (a && (nla_len(a) == 4 || nla_len(a) == 8)) {
+			if (nla_len(a) == 4)
+				v = f->kind == MS_EVK_INT ? (uint64_t)(int64_t)(int32_t)nla_get_u32(a) :
+					nla_get_u32(a);
+			else
+				v = nla_get_u64(a);
+			if (f->kind == MS_EVK_INT)
+				fprintf(out, "%" PRId64, (int64_t)v);
+			else if (f->kind == MS_EVK_HEX && v)
+				fprintf(out, "%#" PRIx64, v);
+			else
+				fprintf(out, "%" PRIu64, v);
+		} else {
+			fputs("-", out);
+		}
+		putc(0, out);
+	}
+}
+
+/* A record from strings written by @fill (type first): 0 or -1. */
+static int record_of(struct ms_record *rec, const char *type,
+		     void (*fill)(FILE *out, const void *arg), const void *arg)
+{
+	char *buf = NULL;
+	size_t size;
+	FILE *out = open_memstream(&buf, &size);
+
+	if (!out) {
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	fprintf(out, "%s%c", type, 0);
+	fill(out, arg);
+	if (fclose(out) || ms_record_from_strings(rec, buf, size)) {
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	return 0;
+}
+
+struct event_msg {
+	const struct ms_evfmt_type *t;
+	struct genlmsghdr *g;
+};
+
+static void fill_event(FILE *out, const void *arg)
+{
+	const struct event_msg *m = arg;
+
+	event_fields(m->t, genlmsg_attrdata(m->g, 0), genlmsg_attrlen(m->g, 0), out);
+}
+
+static void fill_lost(FILE *out, const void *arg)
+{
+	fprintf(out, "count%c%s%c", 0, (const char *)arg, 0);
+}
+
+/* A "lost" record with @count. */
+static int lost_record(struct ms_record *rec, const char *count)
+{
+	return record_of(rec, "lost", fill_lost, count) ? -1 : 1;
+}
+
+/* "lost count=N" if netlink_dropped grew; 1 if it did, 0 if not, -1. */
+static int check_lost(struct ms_nl_stream *s, struct ms_record *rec)
+{
+	char count[24];
+	uint64_t now;
+
+	if (load_dropped(&now))
+		return -1;
+	if (now <= s->dropped)
+		return 0;
+	snprintf(count, sizeof(count), "%" PRIu64, now - s->dropped);
+	s->dropped = now;
+	s->overrun = false;
+	return lost_record(rec, count);
+}
+
+/*
+ * The event a message carries, into *rec: 1, 0 for a message that is no
+ * event (or one this CLI cannot read, said once), -1.
+ */
+static int event_record(struct ms_nl_stream *s, struct nlmsghdr *h, uint64_t *seq,
+			bool *has_seq, struct ms_record *rec)
+{
+	struct event_msg m = { NULL, NULL };
+	struct nlattr *a;
+	const char *type = NULL, *fields = NULL;
+	char *line;
+	size_t i;
+	int rem, r;
+
 	if (h->nlmsg_type != s->family || !genlmsg_valid_hdr(h, 0))
-		return NULL;
-	g = genlmsg_hdr(h);
+		return 0;
+	m.g = genlmsg_hdr(h);
 	for (i = 0; i < sizeof(ms_groups) / sizeof(ms_groups[0]); i++)
-		if (ms_groups[i].cmd == g->cmd)
+		if (ms_groups[i].cmd == m.g->cmd)
 			type = ms_groups[i].type;
 	if (!type)
-		return NULL;
+		return 0;
 	*has_seq = false;
-	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
+	nla_for_each_attr(a, genlmsg_attrdata(m.g, 0), genlmsg_attrlen(m.g, 0), rem) {
 		if (nla_type(a) == MEMSCOPE_A_LINE && nla_len(a) > 0 &&
 		    !((char *)nla_data(a))[nla_len(a) - 1])
 			fields = nla_data(a);
@@ -896,24 +989,44 @@ static const char *event_line(struct ms_nl_stream *s, struct nlmsghdr *h, uint64
 			*has_seq = true;
 		}
 	}
+	m.t = ms_evfmt_type(s->format, type);
+	if (m.t)
+		return record_of(rec, type, fill_event, &m) ? -1 : 1;
+	/* A module older than events_format: its LINE, as the file's. */
 	if (!fields) {
 		static bool warned;
 
 		if (!warned)
-			print_warn("%s events from the " WHERE " have no LINE: the module is older than this CLI, they are skipped",
+			print_warn("%s events from the " WHERE " are in neither events_format nor a LINE: the module does not match this CLI (`memscope status`), they are skipped",
 				   type);
 		warned = true;
-		return NULL;
+		return 0;
 	}
-	free(s->line);
-	if (asprintf(&s->line, "%s %s", type, fields) < 0) {
-		s->line = NULL;
-		return NULL;
+	if (asprintf(&line, "%s %s", type, fields) < 0) {
+		ms_fail("out of memory, free some memory");
+		return -1;
 	}
-	return s->line;
+	r = ms_parse_record(line, strlen(line), true, rec);
+	free(line);
+	return r ? 0 : 1;
 }
 
-int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
+/* The stream's number an event message carries, if it carries one. */
+static bool msg_seq(struct ms_nl_stream *s, struct nlmsghdr *h, uint64_t *seq)
+{
+	struct nlattr *a;
+
+	if (h->nlmsg_type != s->family || !genlmsg_valid_hdr(h, 0))
+		return false;
+	a = nla_find(genlmsg_attrdata(genlmsg_hdr(h), 0), genlmsg_attrlen(genlmsg_hdr(h), 0),
+		     MEMSCOPE_A_SEQ);
+	if (!a || nla_len(a) != sizeof(uint64_t))
+		return false;
+	*seq = nla_get_u64(a);
+	return true;
+}
+
+int ms_nl_stream_next(struct ms_nl_stream *s, struct ms_record *rec)
 {
 	struct nlmsghdr *h;
 	uint64_t seq = 0;
@@ -927,7 +1040,7 @@ int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
 		 */
 		if (ms_stop && !s->closing) {
 			s->closing = true;
-			r = check_lost(s, line, len);
+			r = check_lost(s, rec);
 			if (r)
 				return r;
 		}
@@ -939,30 +1052,27 @@ int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
 				s->off = s->len;
 				break;
 			}
-			s->off += NLMSG_ALIGN(h->nlmsg_len);
-			if (!event_line(s, h, &seq, &has_seq))
-				continue;
 			/*
 			 * A skipped number is an event some reader lost, or one
-			 * no group carries (mmap, shm): the counter tells.
+			 * no group carries (mmap, shm): the counter tells, and
+			 * this event comes at the next call, after the loss.
 			 */
-			if (has_seq && s->have_seq && seq != s->next_seq) {
-				r = check_lost(s, line, len);
-				if (r > 0) {
-					/* this event again at the next call, after the loss */
-					s->off -= NLMSG_ALIGN(h->nlmsg_len);
-					s->next_seq = seq;
-					return 1;
-				}
-				if (r < 0)
-					return -1;
+			if (s->have_seq && msg_seq(s, h, &seq) && seq != s->next_seq) {
+				s->next_seq = seq;
+				r = check_lost(s, rec);
+				if (r)
+					return r;
 			}
+			s->off += NLMSG_ALIGN(h->nlmsg_len);
+			r = event_record(s, h, &seq, &has_seq, rec);
+			if (r < 0)
+				return -1;
+			if (r == 0)
+				continue;
 			if (has_seq) {
 				s->next_seq = seq + 1;
 				s->have_seq = true;
 			}
-			*line = s->line;
-			*len = strlen(s->line);
 			return 1;
 		}
 		/*
@@ -970,18 +1080,12 @@ int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len)
 		 * queue right after netlink refuses it; give it a moment.
 		 */
 		if (s->overrun) {
-			r = check_lost(s, line, len);
+			r = check_lost(s, rec);
 			if (r)
 				return r;
 			if (++s->overrun_tries >= 20) {
-				free(s->line);
-				s->line = strdup("lost count=unknown");
 				s->overrun = false;
-				if (!s->line)
-					return -1;
-				*line = s->line;
-				*len = strlen(s->line);
-				return 1;
+				return lost_record(rec, "unknown");
 			}
 		}
 		r = receive(s, s->overrun ? 50 : 250);

@@ -38,7 +38,9 @@ int ms_nl_list_hists(char ***names);
 struct ms_nl_stream;
 int ms_nl_stream_open(struct ms_nl_stream **s);
 /* 1: a line; 0: stop; -1: error */
-int ms_nl_stream_next(struct ms_nl_stream *s, char **line, size_t *len);
+struct ms_record;
+/* The next event, typed (rec->type): 1, 0 (stop, nothing yet) or -1. */
+int ms_nl_stream_next(struct ms_nl_stream *s, struct ms_record *rec);
 void ms_nl_stream_close(struct ms_nl_stream *s);
 
 #endif /* MEMSCOPE_NL_H */

@@ -90,6 +90,18 @@ size_t ms_unescape(char *s)
 	return (size_t)(w - s);
 }
 
+void ms_fput_escaped(const char *s, FILE *f)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c == '\\' || c >= 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			putc(c, f);
+	}
+}
+
 static void diag_bad(struct ms_diag *d, unsigned int lineno)
 {
 	if (d->skipped++ == 0)
@@ -522,6 +534,50 @@ bool ms_rec_i64(const struct ms_record *r, const char *key, int64_t *v)
 	return ms_parse_i64(ms_rec_get(r, key), v);
 }
 
+int ms_record_from_strings(struct ms_record *r, char *store, size_t size)
+{
+	char *p = store, *end = store + size;
+	size_t n = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->store = store;
+	if (!store || !size || end[-1] != '\0')
+		goto bad;
+	r->type = p;
+	p += strlen(p) + 1;
+	for (; p < end; n++)
+		p += strlen(p) + 1;
+	if (n % 2)
+		goto bad;
+	r->f = calloc(n / 2 + 1, sizeof(*r->f));
+	if (!r->f)
+		goto bad;
+	for (p = r->type + strlen(r->type) + 1; p < end; r->n++) {
+		r->f[r->n].key = p;
+		p += strlen(p) + 1;
+		r->f[r->n].val = p;
+		p += strlen(p) + 1;
+	}
+	return 0;
+bad:
+	ms_record_free(r);
+	return -1;
+}
+
+void ms_fput_record(const struct ms_record *r, FILE *f)
+{
+	size_t i;
+
+	if (r->type)
+		fputs(r->type, f);
+	for (i = 0; i < r->n; i++) {
+		if (r->type || i)
+			putc(' ', f);
+		fprintf(f, "%s=", r->f[i].key);
+		ms_fput_escaped(r->f[i].val, f);
+	}
+}
+
 void ms_record_free(struct ms_record *r)
 {
 	free(r->f);
@@ -698,4 +754,143 @@ void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
 		out->slot[i] = now->slot[i] >= prev->slot[i] ? now->slot[i] - prev->slot[i] : 0;
 	out->count = now->count >= prev->count ? now->count - prev->count : 0;
 	out->sum = now->sum >= prev->sum ? now->sum - prev->sum : 0;
+}
+
+/* --------------------------------------------------------- events_format */
+
+static bool evkind(const char *s, enum ms_evkind *k)
+{
+	static const char *const names[] = {
+		[MS_EVK_UINT] = "uint", [MS_EVK_INT] = "int", [MS_EVK_HEX] = "hex",
+		[MS_EVK_BOOL] = "bool", [MS_EVK_STR] = "str",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*k = (enum ms_evkind)i;
+			return true;
+		}
+	return false;
+}
+
+/* "name:kind[:attr]"; a kind this CLI does not know is a string. */
+static bool evfield(char *tok, struct ms_evfmt_field *f)
+{
+	char *kind = strchr(tok, ':'), *attr;
+	uint64_t a = 0;
+
+	if (!kind)
+		return false;
+	*kind++ = '\0';
+	attr = strchr(kind, ':');
+	if (attr) {
+		*attr++ = '\0';
+		if (!ms_parse_u64(attr, &a) || a == 0 || a > 0xffff)
+			return false;
+	}
+	if (!is_name(tok, false))
+		return false;
+	f->name = tok;
+	if (!evkind(kind, &f->kind))
+		f->kind = MS_EVK_STR;
+	f->attr = (unsigned int)a;
+	return true;
+}
+
+int ms_parse_evfmt(const char *data, size_t len, struct ms_evfmt *ef)
+{
+	char *line, *tok[MS_MAX_FIELDS + 2];
+	struct ms_evfmt_type t;
+	struct lines l;
+	bool binary;
+	size_t n, i, cap = 0;
+
+	memset(ef, 0, sizeof(*ef));
+	if (lines_init(&l, data, len)) {
+		diag_fail(&ef->diag, "out of memory");
+		return -1;
+	}
+	ef->store = l.store;
+	while ((line = lines_next(&l, &binary))) {
+		if (binary) {
+			diag_bad(&ef->diag, l.lineno);
+			continue;
+		}
+		if (line[strspn(line, " \t")] == '\0' || line[0] == '#')
+			continue;
+		n = split(line, tok, MS_MAX_FIELDS + 1);
+		if (n == 0 || n > MS_MAX_FIELDS + 1 || !is_name(tok[0], false) ||
+		    ef->n >= MS_MAX_ROWS) {
+			diag_bad(&ef->diag, l.lineno);
+			continue;
+		}
+		memset(&t, 0, sizeof(t));
+		t.name = tok[0];
+		t.f = calloc(n, sizeof(*t.f));
+		if (!t.f)
+			goto oom;
+		for (i = 1; i < n; i++) {
+			if (!evfield(tok[i], &t.f[t.n]))
+				break;
+			t.in_group |= t.f[t.n].attr != 0;
+			t.n++;
+		}
+		if (i < n) {
+			free(t.f);
+			diag_bad(&ef->diag, l.lineno);
+			continue;
+		}
+		if (ef->n == cap) {
+			struct ms_evfmt_type *nt;
+
+			cap = cap ? cap * 2 : 8;
+			nt = xrealloc(ef->t, cap, sizeof(*nt));
+			if (!nt) {
+				free(t.f);
+				goto oom;
+			}
+			ef->t = nt;
+		}
+		ef->t[ef->n++] = t;
+	}
+	return 0;
+oom:
+	ms_evfmt_free(ef);
+	diag_fail(&ef->diag, "out of memory");
+	return -1;
+}
+
+const struct ms_evfmt_type *ms_evfmt_type(const struct ms_evfmt *ef, const char *type)
+{
+	size_t i;
+
+	for (i = 0; ef && i < ef->n; i++)
+		if (!strcmp(ef->t[i].name, type))
+			return &ef->t[i];
+	return NULL;
+}
+
+/* A field's first place; a name in two variants has one kind in both. */
+const struct ms_evfmt_field *ms_evfmt_field(const struct ms_evfmt_type *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (!strcmp(t->f[i].name, name))
+			return &t->f[i];
+	return NULL;
+}
+
+void ms_evfmt_free(struct ms_evfmt *ef)
+{
+	size_t i;
+
+	for (i = 0; i < ef->n; i++)
+		free(ef->t[i].f);
+	free(ef->t);
+	free(ef->store);
+	ef->t = NULL;
+	ef->n = 0;
+	ef->store = NULL;
 }

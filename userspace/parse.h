@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * The only parser of the formats in docs/debugfs.md. Every function takes
@@ -100,10 +101,45 @@ struct ms_buckets {
 	struct ms_diag diag;
 };
 
+/*
+ * events_format: each event type's fields, in the order its lines give
+ * them, each with its kind and, where a netlink group carries it, its
+ * attribute.  JSON types come from the kind; netlink events are rendered
+ * from their attributes by it.
+ */
+enum ms_evkind { MS_EVK_UINT, MS_EVK_INT, MS_EVK_HEX, MS_EVK_BOOL, MS_EVK_STR };
+
+struct ms_evfmt_field {
+	const char *name;
+	enum ms_evkind kind;
+	unsigned int attr;	/* 0: in no netlink message */
+};
+
+struct ms_evfmt_type {
+	const char *name;
+	struct ms_evfmt_field *f;
+	size_t n;
+	bool in_group;		/* some field has an attribute */
+};
+
+struct ms_evfmt {
+	struct ms_evfmt_type *t;
+	size_t n;
+	char *store;
+	struct ms_diag diag;
+};
+
+int ms_parse_evfmt(const char *data, size_t len, struct ms_evfmt *ef);
+const struct ms_evfmt_type *ms_evfmt_type(const struct ms_evfmt *ef, const char *type);
+const struct ms_evfmt_field *ms_evfmt_field(const struct ms_evfmt_type *t, const char *name);
+void ms_evfmt_free(struct ms_evfmt *ef);
+
 bool ms_parse_u64(const char *s, uint64_t *out);
 bool ms_parse_i64(const char *s, int64_t *out);
 /* In-place seq_escape octal unescape; returns the new length. */
 size_t ms_unescape(char *s);
+/* @s escaped as the module escapes a field: its inverse. */
+void ms_fput_escaped(const char *s, FILE *f);
 
 int ms_parse_stats(const char *data, size_t len, struct ms_counters *st);
 bool ms_stats_get(const struct ms_counters *st, const char *key, uint64_t *val);
@@ -123,6 +159,13 @@ const char *ms_rec_get(const struct ms_record *r, const char *key);
 bool ms_rec_u64(const struct ms_record *r, const char *key, uint64_t *v);
 bool ms_rec_i64(const struct ms_record *r, const char *key, int64_t *v);
 void ms_record_free(struct ms_record *r);
+/*
+ * A typed record from @n NUL-terminated strings in @store (type, then key
+ * and value by turns), which it takes over, freed or not.
+ */
+int ms_record_from_strings(struct ms_record *r, char *store, size_t size);
+/* A typed record as the events file gives it: "type key=value ...". */
+void ms_fput_record(const struct ms_record *r, FILE *f);
 
 int ms_parse_ring(const char *data, size_t len, struct ms_records *ring);
 void ms_ring_free(struct ms_records *ring);

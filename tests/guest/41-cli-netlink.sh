@@ -18,6 +18,8 @@ CG=/sys/fs/cgroup/mstest-monitor
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -n "${mpid:-}" ] && kill -CONT "$mpid" 2>/dev/null && kill "$mpid" 2>/dev/null
+	[ -n "${tpid:-}" ] && kill "$tpid" 2>/dev/null
+	[ -n "${fpid:-}" ] && kill "$fpid" 2>/dev/null
 	[ -n "${rmem:-}" ] && echo "$rmem" > /proc/sys/net/core/rmem_max
 	[ -n "${proact:-}" ] && echo "$proact" > /proc/sys/vm/compaction_proactiveness
 	rmdir "$CG" 2>/dev/null
@@ -47,10 +49,24 @@ ms_load ring_size=4096
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 { mkdir -p $CG && echo 32M > $CG/memory.max; } || lacks "the cgroup2 memory controller"
 [ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
+# Two more monitors, each through the other door: text from the groups,
+# JSON from the events file.  The hog is named 123: a comm of digits.
+cp "$W/oom_hog" /tmp/123
+"$CLI" monitor > /tmp/mont.out 2> /tmp/mont.err &
+tpid=$!
+"$CLI" --dir "$D" -j monitor > /tmp/monf.out 2> /tmp/monf.err &
+fpid=$!
 monitor_start
+_t=0
+until grep -q '^compaction ' /tmp/mont.out && grep -q '"type":"compaction"' /tmp/monf.out; do
+	_t=$((_t + 1))
+	[ $_t -le 50 ] || fail "the text and file monitors showed no compaction in 10 s: $(cat /tmp/mont.err /tmp/monf.err)"
+	echo 1 > /proc/sys/vm/compact_memory
+	sleep 0.2
+done
 reclaims() { echo $(($(ms_stat direct_reclaim_count) + $(ms_stat memcg_reclaim_count))); }
 r0=$(reclaims) k0=$(ms_stat oom_kills)
-sh -c "echo \$\$ > $CG/cgroup.procs && exec $W/oom_hog 0 1024" > /tmp/hog.out 2>&1 &
+sh -c "echo \$\$ > $CG/cgroup.procs && exec /tmp/123 0 1024" > /tmp/hog.out 2>&1 &
 hog=$!
 wait $hog
 expect_eq "oom_hog exit status (SIGKILL)" $? 137
@@ -70,6 +86,44 @@ expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + 
 expect_eq "OOM kills shown: the victim's pid" "${4:-none} ${5:-}" "$hog "
 dmesg | grep -q "Killed process $hog " || fail "no 'Killed process $hog' in the kernel log"
 diag "kernel log: Killed process $hog"
+
+# The kill and oom_hog's reclaims, from the groups' attributes as text, are
+# the ring files' lines byte for byte (events_format decodes them); as JSON
+# from the groups and from the file, the same objects, the victim's comm
+# "123" a string in both.
+sleep 1
+kill -INT "$tpid" "$fpid"
+wait "$tpid"
+expect_eq "text monitor exit status on SIGINT" $? 0
+wait "$fpid"
+expect_eq "file monitor exit status on SIGINT" $? 0
+tpid='' fpid=''
+grep " victim_pid=$hog " "$D/oom" | sed 's/^/oom /' > /tmp/oom.ring
+grep "^oom .* victim_pid=$hog " /tmp/mont.out > /tmp/oom.mon
+[ -s /tmp/oom.ring ] || fail "no kill of $hog in $D/oom: $(cat "$D/oom")"
+cmp -s /tmp/oom.ring /tmp/oom.mon ||
+	fail "the kill from the groups is not the oom file's line: $(cat /tmp/oom.mon) vs $(cat /tmp/oom.ring)"
+grep " pid=$hog " "$D/direct_reclaim" | sed 's/^/direct_reclaim /' > /tmp/rec.ring
+grep "^direct_reclaim .* pid=$hog " /tmp/mont.out > /tmp/rec.mon
+nlines /tmp/rec.mon
+[ "$nlines" -gt 0 ] || fail "the text monitor showed none of oom_hog's reclaims: $(tail -n 3 /tmp/mont.out) $(cat /tmp/mont.err)"
+missing=$(grep -c -v -x -F -f /tmp/rec.ring /tmp/rec.mon)
+expect_eq "oom_hog's reclaims from the groups that are not the direct_reclaim file's lines (of $nlines)" "$missing" 0
+python3 - "$hog" /tmp/mon.out /tmp/monf.out <<'PY' || fail "monitor -j: the kill's JSON differs between the doors, or its comm is not a string"
+import json, sys
+hog = int(sys.argv[1])
+kills = []
+for path in sys.argv[2:]:
+    k = [e for e in map(json.loads, open(path)) if e["type"] == "oom" and e["victim_pid"] == hog]
+    assert len(k) == 1, (path, k)
+    kills.append(k[0])
+a, b = kills
+assert a == b, (a, b)
+assert a["victim_comm"] == "123" and a["trigger_comm"] == "123", a
+assert isinstance(a["victim_pid"], int) and isinstance(a["pages"], int), a
+print("# monitor -j: the kill is the same object from the groups and the file; victim_comm", json.dumps(a["victim_comm"]))
+PY
+diag "the kill and $nlines of oom_hog's reclaims from the groups are the files' lines"
 
 # Losses: a monitor whose socket holds a message or two, stopped while a
 # memcg's page cache is reclaimed, must say how many it lost, exactly.

@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ms_probe_lines pr;
 	struct ms_rows t;
 	struct ms_records ring;
+	struct ms_evfmt ef;
 	struct ms_record rec;
 	struct ms_buckets h, h2, delta;
 	char label[64], *copy;
@@ -87,6 +88,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		emit("type", rec.type);
 		ms_rec_u64(&rec, "time_ns", &v);
 		ms_record_free(&rec);
+	}
+
+	if (ms_parse_evfmt(d, size, &ef) == 0) {
+		for (i = 0; i < ef.n; i++) {
+			emit("evtype", ef.t[i].name);
+			for (j = 0; j < ef.t[i].n; j++)
+				emit(ef.t[i].f[j].name, ms_evfmt_field(&ef.t[i], ef.t[i].f[j].name)->name);
+		}
+		ms_evfmt_type(&ef, "oom");
+		ms_evfmt_free(&ef);
 	}
 
 	if (ms_parse_hist(d, size, &h) == 0) {

@@ -151,6 +151,13 @@ t_monitor_file() { ms --dir "$FX/monitor" -j monitor && rc_is 0 && json_lines &&
 	line_is 2 "compaction time_ns=1700000000 pid=42 comm=kcompactd0 latency_ns=2500000 status=7" &&
 	has_err "Warning: 3 events lost" && ! grep -q '^Note' "$T/err"; }
 t "monitor --dir: the events file, JSON typed by field, mmap and shm left out" t_monitor_file
+# A module older than events_format: nothing to type by, so every value is
+# a string and every event is shown, and -j says why, once.
+t_monitor_noformat() { mkdir -p "$T/oldmod" && cp "$FX/monitor/events" "$FX/monitor/version" "$T/oldmod/" &&
+	ms --dir "$T/oldmod" -j monitor && rc_is 0 && json_lines &&
+	line_is 1 '{"type":"direct_reclaim","time_ns":"1500000000","pid":"1234","comm":"1234","latency_ns":"1720000","nr_reclaimed":"57","memcg":"0"}' &&
+	count_is 8 '"type"' && has_err "no events_format" && [ "$(grep -c . "$T/err")" = 1 ]; }
+t "monitor, a module without events_format: strings, every event, one warning" t_monitor_noformat
 t_nl_without() {
 	mkdir -p "$T/nolibnl/userspace" &&
 	cli_copy "$T/nolibnl/userspace" &&

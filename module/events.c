@@ -295,7 +295,7 @@ int ms_ring_show(struct seq_file *m, enum ms_event_type type)
  */
 struct ms_reader {
 	struct mutex lock;
-	struct ms_stream_cursor cursor;
+	struct ms_cursor cursor;
 	size_t len, off;
 	char buf[MS_LINE_MAX + 32];
 };
@@ -308,7 +308,7 @@ static int ms_events_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&rd->lock);
 	/* Like trace_pipe: a new reader starts with what happens next. */
-	ms_stream_start(&rd->cursor);
+	ms_cursor_start(&rd->cursor);
 	file->private_data = rd;
 	return nonseekable_open(inode, file);
 }
@@ -333,7 +333,7 @@ static bool ms_events_pending(struct ms_reader *rd)
  * holds, into *ev; false when there is none.  Kills it no longer holds are
  * lost for good: they stay in c->lost, and in events_oom_lost.
  */
-static bool ms_oom_recover(struct ms_stream_cursor *c, u32 next, struct ms_event *ev)
+static bool ms_oom_recover(struct ms_cursor *c, u32 next, struct ms_event *ev)
 {
 	struct ms_ring *r = &ms_rings[MS_EV_OOM];
 	unsigned long flags;
@@ -364,7 +364,7 @@ static bool ms_oom_recover(struct ms_stream_cursor *c, u32 next, struct ms_event
  * OOM kills the stream overwrote come first, from the oom ring, in their
  * place: before the first event that came after them.
  */
-bool ms_stream_next(struct ms_stream_cursor *c, struct ms_event *ev, u64 *lost)
+bool ms_cursor_next(struct ms_cursor *c, struct ms_event *ev, u64 *lost)
 {
 	struct ms_ring *r = &ms_stream;
 	unsigned long flags;
@@ -403,7 +403,7 @@ bool ms_stream_next(struct ms_stream_cursor *c, struct ms_event *ev, u64 *lost)
 }
 
 /* Where a new reader of the stream starts: with what happens next. */
-void ms_stream_start(struct ms_stream_cursor *c)
+void ms_cursor_start(struct ms_cursor *c)
 {
 	unsigned long flags;
 
@@ -422,7 +422,7 @@ static bool ms_events_next(struct ms_reader *rd)
 	u64 lost;
 	int n;
 
-	if (!ms_stream_next(&rd->cursor, &ev, &lost))
+	if (!ms_cursor_next(&rd->cursor, &ev, &lost))
 		return false;
 	n = 0;
 	if (lost) {

@@ -612,7 +612,7 @@ static struct genl_family ms_genl_family = {
 
 static bool ms_genl_registered;
 static bool ms_genl_live;		/* the sender may run */
-static struct ms_stream_cursor ms_genl_cursor;	/* the sender's place in the stream */
+static struct ms_cursor ms_genl_cursor;	/* the sender's place in the stream */
 
 /*
  * A record's fields as attributes, from its description (fields.c): an
@@ -714,7 +714,7 @@ static void ms_genl_send(struct work_struct *work)
 
 	/* No buffer: every event still waiting is lost to the listeners. */
 	line = ms_self_alloc(kmalloc(MS_GENL_LINE_MAX, GFP_KERNEL));
-	while (READ_ONCE(ms_genl_live) && ms_stream_next(&ms_genl_cursor, &ev, &lost)) {
+	while (READ_ONCE(ms_genl_live) && ms_cursor_next(&ms_genl_cursor, &ev, &lost)) {
 		if (lost && ms_genl_listened())
 			ms_stat_add(MS_netlink_dropped, lost);
 		group = ms_event_desc(ev.type)->genl_group;
@@ -797,7 +797,7 @@ int ms_genl_init(void)
 		return err;
 	}
 	ms_genl_registered = true;
-	ms_stream_start(&ms_genl_cursor);
+	ms_cursor_start(&ms_genl_cursor);
 	if (!ms_genl_family.n_mcgrps)
 		pr_info("memscope: this kernel cannot keep netlink groups to CAP_SYS_ADMIN: no event groups\n");
 	mutex_lock(&ms_genl_notify_lock);

@@ -593,14 +593,14 @@ const struct ms_record_desc *ms_event_desc(enum ms_event_type type);
 #define MS_EVENT_FIELD(n, m, k, ...) MS_FIELD(struct ms_event, n, m, k, __VA_ARGS__)
 void ms_event_emit(const struct ms_event *ev);
 /* A reader's place in the stream, and the next OOM kill it has to see. */
-struct ms_stream_cursor {
+struct ms_cursor {
 	u64 seq;
 	u32 oom_seq;
 	bool recovered;		/* the last event came from the oom ring */
 	u64 lost;		/* skipped, not yet told */
 };
-bool ms_stream_next(struct ms_stream_cursor *c, struct ms_event *ev, u64 *lost);
-void ms_stream_start(struct ms_stream_cursor *c);
+bool ms_cursor_next(struct ms_cursor *c, struct ms_event *ev, u64 *lost);
+void ms_cursor_start(struct ms_cursor *c);
 void ms_events_sync(void);
 int ms_events_init(void);
 void ms_events_exit(void);

@@ -34,7 +34,7 @@ void ms_print_hist(const char *name, const struct ms_buckets *h)
 		print_uint(PRINT_JSON, "sum", NULL, h->sum);
 	open_json_array("buckets");
 	for (i = first; first >= 0 && i <= last; i++) {
-		ms_hist_label(i, label, sizeof(label));
+		ms_hist_slot_label(i, label, sizeof(label));
 		ms_hist_bounds(i, &lo, &hi);
 		w = max ? (size_t)((long double)h->slot[i] * BAR_WIDTH / max) : 0;
 		memset(bar, '@', w);

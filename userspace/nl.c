@@ -423,19 +423,6 @@ static uint32_t nest_u32(struct text *t, struct nlattr *nest, int type)
 	return nla_get_u32(a);
 }
 
-/* As the kernel's ms_escape(): octal for space and below, backslash, 0x7f up. */
-static void put_escaped(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c <= ' ' || c == '\\' || c >= 0x7f)
-			fprintf(fp, "\\%03o", c);
-		else
-			fputc(c, fp);
-	}
-}
-
 /* stats: "NAME VALUE" per STAT, as module/fs.c. */
 static int render_stats(struct nlattr *attrs, int len, void *arg)
 {
@@ -489,7 +476,7 @@ static void render_row(struct text *t, struct nlattr *row)
 	if (t->leak)
 		fputs(nest_str(t, row, MEMSCOPE_A_NAME), t->fp);
 	else
-		put_escaped(t->fp, nest_str(t, row, MEMSCOPE_A_NAME));
+		ms_fput_escaped(nest_str(t, row, MEMSCOPE_A_NAME), t->fp);
 	if (!cols) {
 		t->bad = true;
 		return;

@@ -726,7 +726,7 @@ static void fmt_bound(unsigned int k, char *buf, size_t size)
 		snprintf(buf, size, "%llu%c", 1ULL << (k - 10 * s), sfx[s]);
 }
 
-void ms_hist_label(int slot, char *buf, size_t size)
+void ms_hist_slot_label(int slot, char *buf, size_t size)
 {
 	char lo[24], hi[24];
 

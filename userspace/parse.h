@@ -174,7 +174,7 @@ int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h);
 /* Inclusive bounds of a slot, as bpftrace's JSON prints them. */
 void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi);
 /* Label of a slot in bpftrace's text layout: "[0]", "[256, 512)", "[1K, 2K)". */
-void ms_hist_label(int slot, char *buf, size_t size);
+void ms_hist_slot_label(int slot, char *buf, size_t size);
 /* now - prev, slot by slot, or all of now when reset_count moved between. */
 void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
 		   struct ms_buckets *out);

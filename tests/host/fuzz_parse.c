@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (k = 0; k < MS_HIST_BUCKETS; k++) {
 			if (!h.slot[k])
 				continue;
-			ms_hist_label(k, label, sizeof(label));
+			ms_hist_slot_label(k, label, sizeof(label));
 			ms_hist_bounds(k, &lo, &hi);
 		}
 		/* a second parse of a prefix: deltas across a truncation */

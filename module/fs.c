@@ -36,6 +36,7 @@ enum ms_file_kind {
 	MS_F_HIST,
 	MS_F_HIST_RAW,
 	MS_F_EVENTS_FORMAT,
+	MS_F_TABLE_REUSE,
 };
 
 struct ms_file {
@@ -91,6 +92,8 @@ static int ms_show(struct seq_file *m, void *unused)
 		return ms_ring_show(m, f->arg);
 	case MS_F_EVENTS_FORMAT:
 		return ms_events_format_show(m);
+	case MS_F_TABLE_REUSE:
+		return ms_table_reuse_show(m);
 	case MS_F_HIST:
 	case MS_F_HIST_RAW:
 		ms_hist_show(m, f->arg, f->kind == MS_F_HIST_RAW);
@@ -211,20 +214,22 @@ static const struct ms_proc_ops ms_control_proc_ops = {
 #define MS_HIST_RAW_FILE(name) MS_F(#name, MS_F_HIST_RAW, MS_H_##name),
 
 /*
- * version, probes, stats and events_format; then every table, memleak view and event ring,
- * named once, by the file that owns it (table.c, memleak.c, events.c).
+ * version, probes, stats, events_format and table_reuse; then every table,
+ * memleak view and event ring, named once, by the file that owns it
+ * (table.c, memleak.c, events.c).
  */
-#define MS_NR_FILES (4 + MS_NR_TABLES + MS_NR_LEAK_VIEWS + MS_NR_EVENT_TYPES)
+#define MS_NR_FILES (5 + MS_NR_TABLES + MS_NR_LEAK_VIEWS + MS_NR_EVENT_TYPES)
 static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("version", MS_F_VERSION, 0),
 	MS_F("probes", MS_F_PROBES, 0),
 	MS_F("stats", MS_F_STATS, 0),
 	MS_F("events_format", MS_F_EVENTS_FORMAT, 0),
+	MS_F("table_reuse", MS_F_TABLE_REUSE, 0),
 };
 
 static void ms_files_init(void)
 {
-	struct ms_file *f = &ms_files[4];
+	struct ms_file *f = &ms_files[5];
 	int i;
 
 	for (i = 0; i < MS_NR_TABLES; i++)
@@ -252,7 +257,8 @@ static const struct {
  * The text of file @name, for the netlink family's GET_TEXT: only the
  * files it has no typed command for: version, the event rings, whose
  * lines hold names only the kernel can give (gfp_flags, as its OOM report),
- * and events_format, which types those lines and the events' attributes.
+ * events_format, which types those lines and the events' attributes, and
+ * table_reuse, a few numbers per table.
  */
 int ms_file_show(struct seq_file *m, const char *name)
 {
@@ -263,7 +269,7 @@ int ms_file_show(struct seq_file *m, const char *name)
 
 		if (strcmp(f->name, name) ||
 		    (f->kind != MS_F_VERSION && f->kind != MS_F_RING &&
-		     f->kind != MS_F_EVENTS_FORMAT))
+		     f->kind != MS_F_EVENTS_FORMAT && f->kind != MS_F_TABLE_REUSE))
 			continue;
 		m->private = (void *)f;
 		return ms_show(m, NULL);

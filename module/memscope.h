@@ -247,6 +247,14 @@ struct ms_table {
 	 */
 	bool row_hist;
 	atomic_t *buckets;
+	/*
+	 * Rows a reader had seen taken over while their key could still
+	 * count (a running process's, or any row of a table without
+	 * processes), and the events they held: what later reports lack.
+	 * The file table_reuse shows them.
+	 */
+	atomic64_t reused_rows;
+	atomic64_t reused_events;
 };
 
 #define MS_ROW_BUCKETS 64
@@ -268,6 +276,7 @@ MS_TABLES(MS_TABLE_EXTERN)
 extern struct ms_table *const ms_tables[MS_NR_TABLES];
 
 struct ms_row *ms_table_get(struct ms_table *t, u64 key);
+int ms_table_reuse_show(struct seq_file *m);
 void ms_row_publish_task(struct ms_row *row, pid_t tgid, u64 c0, u64 c1);
 void ms_row_publish_id(struct ms_row *row, u64 id);
 

@@ -77,14 +77,23 @@ static s64 ms_row_col0(struct ms_table *t, const struct ms_row *row)
 	return sum;
 }
 
-static bool ms_row_stale(struct ms_table *t, struct ms_row *row)
+/*
+ * Whether @row is finished with: its process is gone (true, *held 0), or
+ * a reader saw its count and it has not moved since (true, *held that
+ * count: a running process's, or a key that may count again, which later
+ * reports will lack).
+ */
+static bool ms_row_stale(struct ms_table *t, struct ms_row *row, u64 *held)
 {
 	u64 seen = READ_ONCE(row->seen);
 
+	*held = 0;
 	if (ms_table_has_pid(t) && ms_task_gone(row))
 		return true;
-	/* A reader saw its count, and it has not moved since. */
-	return seen && (u64)ms_row_col0(t, row) + 1 == seen;
+	if (!seen || (u64)ms_row_col0(t, row) + 1 != seen)
+		return false;
+	*held = seen - 1;
+	return true;
 }
 
 /* Another CPU holds the row for a few stores with interrupts off. */
@@ -113,8 +122,9 @@ static void ms_row_clear(struct ms_table *t, struct ms_row *row)
 			atomic_set(&t->buckets[(size_t)(row - t->rows) * MS_ROW_BUCKETS + c], 0);
 }
 
-/* Take over @row, last seen with key @old, for @key. */
-static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 key)
+/* Take over @row, last seen with key @old, for @key; it held @held events of a live key. */
+static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 key,
+			 bool live, u64 held)
 {
 	unsigned long flags;
 
@@ -128,6 +138,10 @@ static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 ke
 	WRITE_ONCE(row->key, key);
 	local_irq_restore(flags);
 	ms_stat_inc(MS_table_reused);
+	if (live) {
+		atomic64_inc(&t->reused_rows);
+		atomic64_add(held, &t->reused_events);
+	}
 	return true;
 }
 
@@ -161,7 +175,7 @@ struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 	 * that finds it busy waits and then finds its key there.
 	 */
 	for (n = 0, i = start; n < MS_TABLE_REACH; n++, i = (i + 1) & mask) {
-		u64 k;
+		u64 k, held;
 
 		row = &t->rows[i];
 		k = ms_row_wait(row);
@@ -173,7 +187,7 @@ struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 				goto found;
 			continue;
 		}
-		if (ms_row_stale(t, row) && ms_row_reuse(t, row, k, key))
+		if (ms_row_stale(t, row, &held) && ms_row_reuse(t, row, k, key, held != 0, held))
 			goto found;
 		if (READ_ONCE(row->key) == key)
 			goto found;	/* another writer reused it for us */
@@ -324,7 +338,26 @@ void ms_tables_reset(void)
 			local_irq_restore(flags);
 			cond_resched();
 		}
+		atomic64_set(&t->reused_rows, 0);
+		atomic64_set(&t->reused_events, 0);
 	}
+}
+
+/*
+ * table_reuse: per table, the rows a reader had seen that were taken over
+ * while their key could still count, and the events they held.  A tool
+ * reporting counts since enable says these are missing from it.
+ */
+int ms_table_reuse_show(struct seq_file *m)
+{
+	int i;
+
+	seq_puts(m, "# table rows events\n");
+	for (i = 0; i < MS_NR_TABLES; i++)
+		seq_printf(m, "%s %lld %lld\n", ms_tables[i]->file,
+			   (long long)atomic64_read(&ms_tables[i]->reused_rows),
+			   (long long)atomic64_read(&ms_tables[i]->reused_events));
+	return 0;
 }
 
 /*

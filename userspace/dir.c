@@ -450,6 +450,49 @@ int ms_load_table(const char *name, struct ms_rows *t)
 	return 0;
 }
 
+int ms_load_reuse(const char *table, struct ms_reuse *r)
+{
+	struct ms_rows t;
+	int ct, cr, ce, ret;
+	char *data;
+	size_t len, i;
+
+	memset(r, 0, sizeof(*r));
+	ret = ms_read_optional("table_reuse", &data, &len);
+	if (ret)
+		return ret > 0 ? 0 : -1;
+	ret = ms_parse_table(data, len, &t);
+	free(data);
+	if (ret) {
+		fail_malformed("table_reuse", t.diag.msg);
+		ms_table_free(&t);
+		return -1;
+	}
+	ct = ms_table_col(&t, "table");
+	cr = ms_table_col(&t, "rows");
+	ce = ms_table_col(&t, "events");
+	for (i = 0; ct >= 0 && cr >= 0 && ce >= 0 && i < t.nrows; i++)
+		if (!strcmp(ms_table_cell(&t, i, (size_t)ct), table) &&
+		    (!ms_parse_u64(ms_table_cell(&t, i, (size_t)cr), &r->rows) ||
+		     !ms_parse_u64(ms_table_cell(&t, i, (size_t)ce), &r->events)))
+			memset(r, 0, sizeof(*r));
+	ms_table_free(&t);
+	return 0;
+}
+
+void ms_warn_reuse(const char *table, const char *what, bool by_process,
+		   const struct ms_reuse *now, const struct ms_reuse *prev)
+{
+	print_uint(PRINT_JSON, "reused_rows", NULL, now->rows);
+	print_uint(PRINT_JSON, "reused_events", NULL, now->events);
+	if (prev || !now->rows)
+		return;
+	print_warn("%s: %llu row%s holding %llu %s %s taken over for new ones after an earlier read, though %s: this total lacks them (table_reuse). Read with an INTERVAL, whose counts are whole, or load memscope with a larger table_size",
+		   table, (unsigned long long)now->rows, now->rows == 1 ? "" : "s",
+		   (unsigned long long)now->events, what, now->rows == 1 ? "was" : "were",
+		   by_process ? "its process was still running" : "its key could still count");
+}
+
 int ms_load_ring(const char *name, struct ms_records *r, bool optional)
 {
 	char *data;

@@ -93,7 +93,10 @@ int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 
 	memset(k, 0, sizeof(*k));
 	k->nvals = nvals;
-	if (ms_load_reset_count(&k->reset_count, &k->dropped) || ms_load_table(file, &t))
+	k->file = file;
+	k->by_pid = !strcmp(keycol, "pid");
+	if (ms_load_reset_count(&k->reset_count, &k->dropped) ||
+	    ms_load_reuse(file, &k->reuse) || ms_load_table(file, &t))
 		return -1;
 	kc = ms_table_col(&t, keycol);
 	if (labelcol)
@@ -165,6 +168,8 @@ void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *p
 	if (n)
 		print_fp("WARNING: %llu event%s not counted: a table was full of processes that are still running and unread. Read more often, or load memscope with a larger table_size (the version file shows the current one)\n",
 			 (unsigned long long)n, n == 1 ? " was" : "s were");
+	if (now->file)
+		ms_warn_reuse(now->file, "events", now->by_pid, &now->reuse, prev ? &prev->reuse : NULL);
 }
 
 int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,

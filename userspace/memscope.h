@@ -97,6 +97,23 @@ int ms_read(const char *name, char **data, size_t *len);
 int ms_read_optional(const char *name, char **data, size_t *len);
 int ms_load_stats(struct ms_counters *st);
 int ms_load_table(const char *name, struct ms_rows *t);
+/*
+ * table_reuse's row for @table: rows a reader had seen that the module
+ * took over while their process still ran, and the events they held.
+ * Zero where the module has no such file (older than this CLI).
+ */
+struct ms_reuse {
+	uint64_t rows, events;
+};
+int ms_load_reuse(const char *table, struct ms_reuse *r);
+/*
+ * Say what a report since enable lacks because of such rows (@what: the
+ * events counted, "faults"), and give both numbers in JSON.  No warning
+ * with @prev: an interval's counts are whole, as those rows had not moved
+ * since the read before.
+ */
+void ms_warn_reuse(const char *table, const char *what, bool by_process,
+		   const struct ms_reuse *now, const struct ms_reuse *prev);
 int ms_load_ring(const char *name, struct ms_records *r, bool optional);
 int ms_load_hist(const char *name, struct ms_buckets *h, bool optional);
 int ms_load_probes(struct ms_probe_lines *p, bool optional);
@@ -190,6 +207,9 @@ struct ms_keyed {
 	bool borrowed;		/* strings belong to another ms_keyed */
 	uint64_t reset_count;	/* stats' reset_count, read just before */
 	uint64_t dropped;	/* and its dropped */
+	struct ms_reuse reuse;	/* the table's rows reused while their key ran */
+	const char *file;
+	bool by_pid;
 };
 int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 		  const char *const *valcols, int nvals, struct ms_keyed *k);

@@ -7,7 +7,8 @@
 #  B. a table full of live, idle processes drops a new one and counts it
 #     in `dropped`; once a reader has opened the table, the rows whose
 #     counts it saw and that have not moved since are reused, and the next
-#     new process appears with its exact count;
+#     new process appears with its exact count; table_reuse names every
+#     running process's row so reused, and memscope faults says so;
 #  C. under resets, reads and a churn of processes of two names, no row
 #     ever pairs a pid with another process's name.
 . "$(dirname "$0")/lib.sh"
@@ -115,7 +116,34 @@ expect_eq "faults of a new process in a table full of live, unread rows" "$2" 0
 expect_ge "dropped for it" $((d1 - d0)) $N
 # That read saw every row: the idle ones may now be reused.
 expect_eq "rows in the table" "$(grep -vc '^#' $D/faults_by_pid)" 64
+# The table and table_reuse as they are, read by the shell itself: a
+# forked reader would be a new process, and take a row.
+snap() {
+	while IFS= read -r l; do echo "$l"; done < $D/faults_by_pid > "$S/rows.$1"
+	while IFS= read -r l; do echo "$l"; done < $D/table_reuse > "$S/reuse.$1"
+}
+snap 0
 exact_row "after a reader saw the full table"
+snap 1
+# Every idle child whose seen row made room is named in table_reuse, with
+# the faults it held; the new processes' own rows, seen and reused while
+# they ran, may add to that.  memscope faults says what its total lacks.
+gone=$(awk 'NR == FNR { if ($1 ~ /^[0-9]+$/) after[$1] = 1; next }
+	$1 ~ /^[0-9]+$/ && !after[$1] { print $1, $3 }' $S/rows.1 $S/rows.0 |
+	while read -r p f; do kill -0 "$p" 2>/dev/null && echo "$p $f"; done)
+ngone=$(echo "$gone" | grep -c .)
+fgone=$(echo "$gone" | awk '{ s += $2 } END { print s + 0 }')
+reuse() { awk -v f="$1" '$1 == "faults_by_pid" { print $f }' "$2"; }
+drows=$(($(reuse 2 $S/reuse.1) - $(reuse 2 $S/reuse.0)))
+devents=$(($(reuse 3 $S/reuse.1) - $(reuse 3 $S/reuse.0)))
+diag "running children whose rows were reused: $ngone, holding $fgone faults; table_reuse: +$drows rows, +$devents faults"
+expect_ge "running children whose rows made room" "$ngone" 1
+expect_ge "table_reuse rows, against those children's" "$drows" "$ngone"
+expect_ge "table_reuse events, against the faults they held" "$devents" "$fgone"
+"$CLI" faults > /tmp/out 2> /tmp/err || fail "memscope faults: $(cat /tmp/err)"
+r=$(sed -n 's/^Warning: faults_by_pid: \([0-9]*\) rows\{0,1\} holding [0-9]* events w[a-z]* taken over for new ones after an earlier read, though its process was still running.*/\1/p' /tmp/err)
+[ -n "$r" ] || fail "memscope faults does not say that reused rows are missing: $(cat /tmp/err)"
+expect_ge "rows memscope faults says are missing" "$r" "$(reuse 2 $S/reuse.1)"
 exec 5>&-
 wait "$(tail -n 1 $S/pids)" || fail "forkmany -w 140: $(cat $S/held)"
 diag "part B: $(($(date +%s) - t0)) s"

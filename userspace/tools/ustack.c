@@ -80,6 +80,7 @@ struct ssnap {
 	struct srow *rows;
 	size_t n;
 	struct ms_counters stats;
+	struct ms_reuse reuse;
 };
 
 struct stacks_ctx {
@@ -421,7 +422,8 @@ static void *snap_take(void *p)
 	struct ms_rows t;
 	size_t i;
 
-	if (ms_load_stats(&s->stats) || ms_load_table(c->file, &t)) {
+	if (ms_load_stats(&s->stats) || ms_load_reuse(c->file, &s->reuse) ||
+	    ms_load_table(c->file, &t)) {
 		snap_free(s);
 		return NULL;
 	}
@@ -538,6 +540,8 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 	close_json_array();
 	full = ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "dropped");
 	print_uint(PRINT_JSON, "dropped", NULL, full);
+	ms_warn_reuse(c->file, strcmp(c->what, "brk") ? c->what : "brk calls", true,
+		      &now->reuse, prev ? &prev->reuse : NULL);
 	print_end_record();
 	fflush(stdout);
 	/* Warnings to stderr: stdout stays folded stacks a flame graph reads. */

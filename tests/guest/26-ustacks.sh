@@ -134,24 +134,26 @@ echo disable faultstacks > $D/control || fail "disable faultstacks"
 echo disable brkstack > $D/control || fail "disable brkstack"
 expect_eq "probe fault_stacks after disable" "$(probe_state fault_stacks)" disabled
 
-# Churn: stacker idle and its stacks read once, then 300 other processes'
-# stacks in a table of 64 rows.  faults --stacks still has all of
-# stacker's faults, or says how many rows of running processes it lacks,
-# and table_reuse counts at least stacker's rows that left.
-ms_load table_size=64
+# Churn: stacker idle and its stacks read once, then 1,000 other
+# processes' stacks in a table of 256 rows.  faults --stacks still has all
+# of stacker's faults, or says how many rows of running processes it
+# lacks, and table_reuse counts at least stacker's rows that left.
+ms_load table_size=256
 echo enable faultstacks > $D/control || fail "enable faultstacks"
 run
 "$CLI" faults --stacks -p "$pid" > /tmp/t26.before 2> /tmp/t26.err ||
 	fail "memscope faults --stacks: $(cat /tmp/t26.err)"
 before=$(awk -v p="$pid" '$1 == p' $D/faults_by_stack | wc -l)
-"$W/forkmany" 300 2 > /dev/null || fail "forkmany failed"
+expect_eq "stacker's fault_a and fault_b faults before the churn" \
+	$(($(chain /tmp/t26.before main\;fault_a\;touch_pages) + $(chain /tmp/t26.before main\;fault_b\;touch_pages))) $((ka + kb))
+"$W/forkmany" 1000 2 > /dev/null || fail "forkmany failed"
 "$CLI" faults --stacks > /tmp/t26.after 2> /tmp/t26.err ||
 	fail "memscope faults --stacks: $(cat /tmp/t26.err)"
 after=$(awk -v p="$pid" '$1 == p' $D/faults_by_stack | wc -l)
 finish
 reused=$(awk '$1 == "faults_by_stack" { print $2 }' $D/table_reuse)
 kept=$(($(chain /tmp/t26.after main\;fault_a\;touch_pages) + $(chain /tmp/t26.after main\;fault_b\;touch_pages)))
-diag "churn: stacker's rows $before, then $after; table_reuse faults_by_stack: $reused rows; fault_a+fault_b faults shown: $kept of $((ka + kb)); table_reused $(ms_stat table_reused)"
+diag "churn: stacker's rows $before, then $after; table_reuse faults_by_stack: $reused rows; fault_a+fault_b faults shown: $kept of $((ka + kb)); table_reused $(ms_stat table_reused), dropped $(ms_stat dropped)"
 expect_ge "rows reused by the churn (table_reused)" "$(ms_stat table_reused)" 1
 expect_ge "table_reuse rows, against stacker's rows that left" "$reused" $((before - after))
 if [ "$kept" != $((ka + kb)) ]; then

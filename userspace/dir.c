@@ -404,6 +404,8 @@ int ms_load_stats(struct ms_counters *st)
 	int ret;
 
 	memset(st, 0, sizeof(*st));
+	if (ms_nl_on())
+		return ms_nl_load_stats(st);
 	if (ms_read("stats", &data, &len))
 		return -1;
 	ret = ms_parse_stats(data, len, st);
@@ -430,17 +432,26 @@ int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped)
 	return 0;
 }
 
-int ms_load_table(const char *name, struct ms_rows *t)
+static int load_table(const char *name, struct ms_rows *t, bool optional)
 {
 	char *data;
 	size_t len;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	if (ms_read(name, &data, &len))
-		return -1;
+	if (ms_nl_on())
+		return ms_nl_load_table(name, t, optional);
+	ret = read_name(name, &data, &len, optional);
+	if (ret)
+		return ret;
 	ret = ms_parse_table(data, len, t);
 	free(data);
+	if (ret && optional) {
+		print_warn("%s/%s is malformed (%s): left out; check that the module version matches this CLI (`memscope status`)",
+			   ms_dir(), name, t->diag.msg);
+		ms_table_free(t);
+		return 1;
+	}
 	if (ret) {
 		fail_malformed(name, t->diag.msg);
 		ms_table_free(t);
@@ -448,6 +459,16 @@ int ms_load_table(const char *name, struct ms_rows *t)
 	}
 	ms_warn_diag(name, &t->diag);
 	return 0;
+}
+
+int ms_load_table(const char *name, struct ms_rows *t)
+{
+	return load_table(name, t, false);
+}
+
+int ms_load_table_optional(const char *name, struct ms_rows *t)
+{
+	return load_table(name, t, true);
 }
 
 int ms_load_reuse(const char *table, struct ms_reuse *r)
@@ -526,6 +547,12 @@ int ms_load_hist(const char *name, struct ms_buckets *h, bool optional)
 		return -1;
 	if (asprintf(&file, "hist_raw/%s", name) < 0)
 		return -1;
+	if (ms_nl_on()) {
+		ret = ms_nl_load_hist(name, h, optional);
+		h->reset_count = reset_count;
+		free(file);
+		return ret;
+	}
 	ret = optional ? ms_read_optional(file, &data, &len) : ms_read(file, &data, &len);
 	if (ret) {
 		free(file);
@@ -549,6 +576,8 @@ int ms_load_probes(struct ms_probe_lines *p, bool optional)
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	if (ms_nl_on())
+		return ms_nl_load_probes(p, optional);
 	ret = optional ? ms_read_optional("probes", &data, &len) : ms_read("probes", &data, &len);
 	if (ret)
 		return ret;

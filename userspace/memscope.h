@@ -97,6 +97,8 @@ int ms_read(const char *name, char **data, size_t *len);
 int ms_read_optional(const char *name, char **data, size_t *len);
 int ms_load_stats(struct ms_counters *st);
 int ms_load_table(const char *name, struct ms_rows *t);
+/* As ms_load_table(), but 1 where there is no such table, or (said) a malformed one. */
+int ms_load_table_optional(const char *name, struct ms_rows *t);
 /*
  * table_reuse's row for @table: rows a reader had seen that the module
  * took over while their process still ran, and the events they held.

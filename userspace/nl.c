@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,30 @@ const char *ms_nl_absent(void)
 int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
 {
 	(void)name, (void)data, (void)len, (void)optional;
+	return ms_nl_use();
+}
+
+int ms_nl_load_table(const char *name, struct ms_rows *t, bool optional)
+{
+	(void)name, (void)t, (void)optional;
+	return ms_nl_use();
+}
+
+int ms_nl_load_stats(struct ms_counters *st)
+{
+	(void)st;
+	return ms_nl_use();
+}
+
+int ms_nl_load_probes(struct ms_probe_lines *p, bool optional)
+{
+	(void)p, (void)optional;
+	return ms_nl_use();
+}
+
+int ms_nl_load_hist(const char *name, struct ms_buckets *h, bool optional)
+{
+	(void)name, (void)h, (void)optional;
 	return ms_nl_use();
 }
 
@@ -614,6 +639,424 @@ int ms_nl_read(const char *name, char **data, size_t *len, bool optional)
 		return 1;
 	}
 	return text_close(&t, name, r, data, len);
+}
+
+/* ---- typed reads: the parsers' structs, straight from the attributes ---- */
+
+/*
+ * The strings of one struct, in one buffer that becomes its store: each
+ * string's offset while it grows, pointers once it is whole.
+ */
+struct pool {
+	FILE *fp;
+	char *buf;
+	size_t len;
+	size_t *off;
+	size_t n, cap;
+	bool bad;		/* out of memory, or an attribute not as the protocol says */
+};
+
+static int pool_open(struct pool *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->fp = open_memstream(&p->buf, &p->len);
+	if (!p->fp) {
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void pool_add(struct pool *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pool_add(struct pool *p, const char *fmt, ...)
+{
+	va_list ap;
+	size_t *no;
+	long at = ftell(p->fp);
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		no = realloc(p->off, p->cap * sizeof(*no));
+		if (!no) {
+			p->bad = true;
+			return;
+		}
+		p->off = no;
+	}
+	if (at < 0) {
+		p->bad = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vfprintf(p->fp, fmt, ap);
+	va_end(ap);
+	putc('\0', p->fp);
+	p->off[p->n++] = (size_t)at;
+}
+
+/* The strings' pointers (the caller owns p->buf as its store), or NULL. */
+static char **pool_close(struct pool *p)
+{
+	char **v = NULL;
+	size_t i;
+
+	if (fclose(p->fp))
+		p->bad = true;
+	if (!p->bad)
+		v = calloc(p->n ? p->n : 1, sizeof(*v));
+	for (i = 0; v && i < p->n; i++)
+		v[i] = p->buf + p->off[i];
+	free(p->off);
+	if (!v) {
+		free(p->buf);
+		p->buf = NULL;
+	}
+	return v;
+}
+
+/* A table: HEADER's names, then per ROW its cells as the file gives them. */
+struct table_read {
+	struct pool p;
+	size_t ncols, nrows;
+	bool leak;		/* memleak's: unsigned columns */
+};
+
+static void table_row(struct table_read *r, struct nlattr *row)
+{
+	struct nlattr *pid = nest_get(row, MEMSCOPE_A_PID), *name = nest_get(row, MEMSCOPE_A_NAME);
+	struct nlattr *cols = nest_get(row, MEMSCOPE_A_COLUMNS), *depth, *frames, *c;
+	size_t first = r->p.n, i, d;
+	char *stack = NULL;
+	size_t slen = 0;
+	FILE *sf;
+	int rem, n = 0;
+
+	if (pid && nla_len(pid) == sizeof(uint32_t))
+		pool_add(&r->p, "%" PRIu32, nla_get_u32(pid));
+	if (name && nla_len(name) > 0 && !((char *)nla_data(name))[nla_len(name) - 1])
+		pool_add(&r->p, "%s", (char *)nla_data(name));
+	else
+		r->p.bad = true;
+	if (!cols) {
+		r->p.bad = true;
+		return;
+	}
+	nla_for_each_nested(c, cols, rem) {
+		if (nla_type(c) != ++n || nla_len(c) != sizeof(uint64_t)) {
+			r->p.bad = true;
+			return;
+		}
+		if (r->leak)
+			pool_add(&r->p, "%" PRIu64, nla_get_u64(c));
+		else
+			pool_add(&r->p, "%" PRId64, (int64_t)nla_get_u64(c));
+	}
+	depth = nest_get(row, MEMSCOPE_A_DEPTH);
+	if (depth) {
+		frames = nest_get(row, MEMSCOPE_A_FRAMES);
+		d = nla_len(depth) == sizeof(uint32_t) ? nla_get_u32(depth) : SIZE_MAX;
+		if (!frames || (size_t)nla_len(frames) != d * sizeof(uint64_t)) {
+			r->p.bad = true;
+			return;
+		}
+		pool_add(&r->p, "%zu", d);
+		sf = open_memstream(&stack, &slen);
+		if (!sf) {
+			r->p.bad = true;
+			return;
+		}
+		for (i = 0; i < d; i++) {
+			uint64_t f;
+
+			memcpy(&f, (char *)nla_data(frames) + i * sizeof(f), sizeof(f));
+			fprintf(sf, "%s0x%" PRIx64, i ? "," : "", f);
+		}
+		if (fclose(sf))
+			r->p.bad = true;
+		pool_add(&r->p, "%s", d && stack ? stack : "-");
+		free(stack);
+	}
+	if (r->p.n - first != r->ncols)
+		r->p.bad = true;
+	r->nrows++;
+}
+
+static int read_table(struct nlattr *attrs, int len, void *arg)
+{
+	struct table_read *r = arg;
+	struct nlattr *a;
+	char *h, *tok, *save = NULL;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) == MEMSCOPE_A_HEADER && !r->ncols) {
+			/* "# pid comm faults major": the column names, once. */
+			if (nla_len(a) < 1 || ((char *)nla_data(a))[nla_len(a) - 1] ||
+			    !(h = strdup(nla_data(a)))) {
+				r->p.bad = true;
+				continue;
+			}
+			for (tok = strtok_r(h, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+				if (strcmp(tok, "#")) {
+					pool_add(&r->p, "%s", tok[0] == '#' ? tok + 1 : tok);
+					r->ncols++;
+				}
+			free(h);
+		} else if (nla_type(a) == MEMSCOPE_A_ROW) {
+			if (!r->ncols)
+				r->p.bad = true;
+			else
+				table_row(r, a);
+		}
+	}
+	return 0;
+}
+
+int ms_nl_load_table(const char *name, struct ms_rows *t, bool optional)
+{
+	struct table_read r = { .leak = !strncmp(name, "memleak", 7) };
+	char **v;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (pool_open(&r.p))
+		return -1;
+	ret = nl_get(MEMSCOPE_CMD_GET_TABLE, name, true, read_table, &r, optional);
+	if (!ret && !r.ncols)
+		r.p.bad = true;
+	v = pool_close(&r.p);
+	if (ret || !v) {
+		free(v);
+		free(r.p.buf);
+		if (!ret)
+			ms_fail("the " WHERE " sent %s in a form this CLI does not know, check that the module version matches this CLI (`memscope status`)",
+				name);
+		return ret > 0 ? 1 : -1;
+	}
+	t->ncols = r.ncols;
+	t->nrows = r.nrows;
+	t->cols = malloc(r.ncols * sizeof(*t->cols));
+	t->cells = malloc((r.nrows && r.ncols ? r.nrows * r.ncols : 1) * sizeof(*t->cells));
+	t->store = r.p.buf;
+	if (!t->cols || !t->cells) {
+		free(v);
+		ms_table_free(t);
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	memcpy(t->cols, v, r.ncols * sizeof(*v));
+	memcpy(t->cells, v + r.ncols, r.nrows * r.ncols * sizeof(*v));
+	free(v);
+	return 0;
+}
+
+/* stats: a counter per STAT. */
+struct stats_read {
+	struct pool p;
+	uint64_t *vals;
+	size_t n, cap;
+};
+
+static int read_stats(struct nlattr *attrs, int len, void *arg)
+{
+	struct stats_read *r = arg;
+	struct nlattr *a, *name, *val;
+	uint64_t *nv;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != MEMSCOPE_A_STAT)
+			continue;
+		name = nest_get(a, MEMSCOPE_A_NAME);
+		val = nest_get(a, MEMSCOPE_A_VALUE);
+		if (!name || nla_len(name) < 1 || ((char *)nla_data(name))[nla_len(name) - 1] ||
+		    !val || nla_len(val) != sizeof(uint64_t)) {
+			r->p.bad = true;
+			continue;
+		}
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 64;
+			nv = realloc(r->vals, r->cap * sizeof(*nv));
+			if (!nv) {
+				r->p.bad = true;
+				return -1;
+			}
+			r->vals = nv;
+		}
+		pool_add(&r->p, "%s", (char *)nla_data(name));
+		r->vals[r->n++] = nla_get_u64(val);
+	}
+	return 0;
+}
+
+int ms_nl_load_stats(struct ms_counters *st)
+{
+	struct stats_read r = { .n = 0 };
+	char **v;
+	size_t i;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (pool_open(&r.p))
+		return -1;
+	ret = nl_get(MEMSCOPE_CMD_GET_STATS, NULL, false, read_stats, &r, false);
+	v = pool_close(&r.p);
+	if (!ret && v)
+		st->v = calloc(r.n ? r.n : 1, sizeof(*st->v));
+	if (ret || !v || !st->v) {
+		free(v);
+		free(r.vals);
+		free(r.p.buf);
+		if (!ret)
+			ms_fail("the " WHERE " sent stats in a form this CLI does not know, check that the module version matches this CLI (`memscope status`)");
+		return -1;
+	}
+	for (i = 0; i < r.n; i++) {
+		st->v[i].key = v[i];
+		st->v[i].value = r.vals[i];
+	}
+	st->n = r.n;
+	st->store = r.p.buf;
+	free(v);
+	free(r.vals);
+	return 0;
+}
+
+/* probes: NAME, TARGET, STATE, HITS, MISSED per PROBE. */
+struct probes_read {
+	struct pool p;
+	uint64_t *hm;		/* hits, missed per probe */
+	size_t n, cap;
+};
+
+static int read_probes(struct nlattr *attrs, int len, void *arg)
+{
+	static const int strs[] = { MEMSCOPE_A_NAME, MEMSCOPE_A_TARGET, MEMSCOPE_A_STATE };
+	struct probes_read *r = arg;
+	struct nlattr *a, *x, *hits, *missed;
+	uint64_t *nv;
+	size_t i;
+	int rem;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != MEMSCOPE_A_PROBE)
+			continue;
+		hits = nest_get(a, MEMSCOPE_A_HITS);
+		missed = nest_get(a, MEMSCOPE_A_MISSED);
+		if (!hits || nla_len(hits) != sizeof(uint64_t) || !missed ||
+		    nla_len(missed) != sizeof(uint64_t)) {
+			r->p.bad = true;
+			continue;
+		}
+		for (i = 0; i < 3; i++) {
+			x = nest_get(a, strs[i]);
+			if (!x || nla_len(x) < 1 || ((char *)nla_data(x))[nla_len(x) - 1])
+				break;
+		}
+		if (i < 3) {
+			r->p.bad = true;
+			continue;
+		}
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 64;
+			nv = realloc(r->hm, r->cap * 2 * sizeof(*nv));
+			if (!nv) {
+				r->p.bad = true;
+				return -1;
+			}
+			r->hm = nv;
+		}
+		for (i = 0; i < 3; i++)
+			pool_add(&r->p, "%s", (char *)nla_data(nest_get(a, strs[i])));
+		r->hm[2 * r->n] = nla_get_u64(hits);
+		r->hm[2 * r->n + 1] = nla_get_u64(missed);
+		r->n++;
+	}
+	return 0;
+}
+
+int ms_nl_load_probes(struct ms_probe_lines *p, bool optional)
+{
+	struct probes_read r = { .n = 0 };
+	char **v;
+	size_t i;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (pool_open(&r.p))
+		return -1;
+	ret = nl_get(MEMSCOPE_CMD_GET_PROBES, NULL, false, read_probes, &r, optional);
+	v = pool_close(&r.p);
+	if (!ret && v)
+		p->v = calloc(r.n ? r.n : 1, sizeof(*p->v));
+	if (ret || !v || !p->v) {
+		free(v);
+		free(r.hm);
+		free(r.p.buf);
+		if (!ret)
+			ms_fail("the " WHERE " sent probes in a form this CLI does not know, check that the module version matches this CLI (`memscope status`)");
+		return ret > 0 ? 1 : -1;
+	}
+	for (i = 0; i < r.n; i++) {
+		p->v[i].name = v[3 * i];
+		p->v[i].target = v[3 * i + 1];
+		ms_probe_set_state(&p->v[i], v[3 * i + 2]);
+		p->v[i].hits = r.hm[2 * i];
+		p->v[i].missed = r.hm[2 * i + 1];
+	}
+	p->n = r.n;
+	p->store = r.p.buf;
+	free(v);
+	free(r.hm);
+	return 0;
+}
+
+/* hist_raw/NAME: COUNT and SUM, and a slot per BUCKET from its bounds. */
+static int read_hist(struct nlattr *attrs, int len, void *arg)
+{
+	struct ms_buckets *h = arg;
+	bool count = false, sum = false;
+	struct nlattr *a;
+	int rem, slot;
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) == MEMSCOPE_A_COUNT && nla_len(a) == sizeof(uint64_t)) {
+			h->count = nla_get_u64(a);
+			count = true;
+		} else if (nla_type(a) == MEMSCOPE_A_SUM && nla_len(a) == sizeof(uint64_t)) {
+			h->sum = nla_get_u64(a);
+			sum = true;
+		} else if (nla_type(a) == MEMSCOPE_A_BUCKET) {
+			struct nlattr *lo = nest_get(a, MEMSCOPE_A_LO), *hi = nest_get(a, MEMSCOPE_A_HI);
+			struct nlattr *n = nest_get(a, MEMSCOPE_A_COUNT);
+
+			slot = lo && hi && n && nla_len(lo) == 8 && nla_len(hi) == 8 && nla_len(n) == 8 ?
+			       ms_hist_slot(nla_get_u64(lo), nla_get_u64(hi)) : -1;
+			if (slot < 0 || h->slot[slot]) {
+				snprintf(h->diag.msg, sizeof(h->diag.msg), "a bucket not as the protocol says");
+				continue;
+			}
+			h->slot[slot] = nla_get_u64(n);
+		}
+	}
+	h->has_totals = count && sum;
+	if (!h->has_totals)
+		snprintf(h->diag.msg, sizeof(h->diag.msg), "no count and sum");
+	return 0;
+}
+
+int ms_nl_load_hist(const char *name, struct ms_buckets *h, bool optional)
+{
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	ret = nl_get(MEMSCOPE_CMD_GET_HIST, name, false, read_hist, h, optional);
+	if (!ret && h->diag.msg[0]) {
+		ms_fail("the " WHERE " sent histogram %s in a form this CLI does not know (%s), check that the module version matches this CLI (`memscope status`)",
+			name, h->diag.msg);
+		return -1;
+	}
+	return ret > 0 ? 1 : ret;
 }
 
 struct hist_names {

@@ -8,8 +8,11 @@
 
 /*
  * The netlink backend (nl.c): the module's generic netlink family serves
- * the reads dir.c and events.c make of the files, rendered as the files'
- * text, so every parser and tool is the same over both.  Built only with
+ * the reads dir.c and events.c make of the files.  Stats, probes, tables,
+ * histograms and events are decoded from their attributes into the structs
+ * the files' parsers fill; the files with no typed command (version, the
+ * rings, events_format, table_reuse), and a raw read (msread), as the
+ * files' text.  Built only with
  * libnl-genl-3; without it, ms_nl_use() says so and fails.
  */
 
@@ -26,6 +29,18 @@ const char *ms_nl_where(void);
 const char *ms_nl_absent(void);
 /* As dir.c's read of a file NAME: 0, 1 (missing and optional) or -1. */
 int ms_nl_read(const char *name, char **data, size_t *len, bool optional);
+/*
+ * The parsers' structs straight from the attributes, with no text between:
+ * 0, 1 (missing and optional) or -1 (said).
+ */
+struct ms_rows;
+struct ms_counters;
+struct ms_probe_lines;
+struct ms_buckets;
+int ms_nl_load_table(const char *name, struct ms_rows *t, bool optional);
+int ms_nl_load_stats(struct ms_counters *st);
+int ms_nl_load_probes(struct ms_probe_lines *p, bool optional);
+int ms_nl_load_hist(const char *name, struct ms_buckets *h, bool optional);
 /* The histograms' names, as a listing of hist_raw/: a count, or -1. */
 int ms_nl_list_hists(char ***names);
 

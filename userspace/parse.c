@@ -281,6 +281,23 @@ void ms_stats_free(struct ms_counters *st)
 
 /* --------------------------------------------------------------- probes */
 
+void ms_probe_set_state(struct ms_probe_line *pr, char *state)
+{
+	pr->state = state;
+	pr->reason = "";
+	if (!strcmp(state, "attached")) {
+		pr->st = MS_PROBE_ATTACHED;
+	} else if (!strcmp(state, "disabled")) {
+		pr->st = MS_PROBE_DISABLED;
+	} else if (!strncmp(state, "unavailable", 11) &&
+		   (state[11] == '\0' || state[11] == ':')) {
+		pr->st = MS_PROBE_UNAVAILABLE;
+		pr->reason = state[11] ? state + 12 : "";
+	} else {
+		pr->st = MS_PROBE_UNKNOWN;
+	}
+}
+
 int ms_parse_probes(const char *data, size_t len, struct ms_probe_lines *p)
 {
 	struct lines l;
@@ -312,19 +329,7 @@ int ms_parse_probes(const char *data, size_t len, struct ms_probe_lines *p)
 		}
 		pr.name = tok[0];
 		pr.target = tok[1];
-		pr.state = tok[2];
-		pr.reason = "";
-		if (!strcmp(tok[2], "attached")) {
-			pr.st = MS_PROBE_ATTACHED;
-		} else if (!strcmp(tok[2], "disabled")) {
-			pr.st = MS_PROBE_DISABLED;
-		} else if (!strncmp(tok[2], "unavailable", 11) &&
-			   (tok[2][11] == '\0' || tok[2][11] == ':')) {
-			pr.st = MS_PROBE_UNAVAILABLE;
-			pr.reason = tok[2][11] ? tok[2] + 12 : "";
-		} else {
-			pr.st = MS_PROBE_UNKNOWN;
-		}
+		ms_probe_set_state(&pr, tok[2]);
 		if (p->n == cap) {
 			struct ms_probe_line *nv;
 
@@ -642,7 +647,7 @@ void ms_ring_free(struct ms_records *ring)
 /* ----------------------------------------------------------- histograms */
 
 /* The slot whose inclusive bounds are exactly [lo, hi], or -1. */
-static int hist_slot(uint64_t lo, uint64_t hi)
+int ms_hist_slot(uint64_t lo, uint64_t hi)
 {
 	uint64_t l, h;
 	int k;
@@ -688,7 +693,7 @@ int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h)
 		if (n == 0)
 			continue;
 		if (n != 3 || !ms_parse_u64(tok[0], &lo) || !ms_parse_u64(tok[1], &hi) ||
-		    !ms_parse_u64(tok[2], &v) || (slot = hist_slot(lo, hi)) < 0 ||
+		    !ms_parse_u64(tok[2], &v) || (slot = ms_hist_slot(lo, hi)) < 0 ||
 		    seen[slot]) {
 			diag_bad(&h->diag, l.lineno);
 			continue;

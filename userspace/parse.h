@@ -147,6 +147,8 @@ uint64_t ms_stats_val(const struct ms_counters *st, const char *key);
 void ms_stats_free(struct ms_counters *st);
 
 int ms_parse_probes(const char *data, size_t len, struct ms_probe_lines *p);
+/* A probe's state as the probes file writes it: st and reason from it. */
+void ms_probe_set_state(struct ms_probe_line *pr, char *state);
 void ms_probes_free(struct ms_probe_lines *p);
 
 int ms_parse_table(const char *data, size_t len, struct ms_rows *t);
@@ -171,6 +173,8 @@ int ms_parse_ring(const char *data, size_t len, struct ms_records *ring);
 void ms_ring_free(struct ms_records *ring);
 
 int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h);
+/* The slot whose inclusive bounds are lo and hi, or -1. */
+int ms_hist_slot(uint64_t lo, uint64_t hi);
 /* Inclusive bounds of a slot, as bpftrace's JSON prints them. */
 void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi);
 /* Label of a slot in bpftrace's text layout: "[0]", "[256, 512)", "[1K, 2K)". */

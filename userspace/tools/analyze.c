@@ -257,6 +257,7 @@ static int snap_take(struct an_ctx *c, struct an_snap *s)
 	static const char *const scols[] = { "swapins" };
 	char *data;
 	size_t len;
+	int leak;
 
 	memset(s, 0, sizeof(*s));
 	s->t = ms_now_mono();
@@ -289,14 +290,9 @@ static int snap_take(struct an_ctx *c, struct an_snap *s)
 	    ms_keyed_load("swapins_by_pid", "pid", "comm", scols, 1, &s->swapins))
 		return -1;
 	s->have_swres = !ms_load_hist("swap_residency_ns", &s->swres, true);
-	if (!ms_read_optional("memleak", &data, &len)) {
-		s->have_leak = !ms_parse_table(data, len, &s->leak);
-		if (!s->have_leak) {
-			ms_table_free(&s->leak);
-			s->leak_bad = true;
-		}
-		free(data);
-	}
+	leak = ms_load_table_optional("memleak", &s->leak);
+	s->have_leak = leak == 0;
+	s->leak_bad = leak < 0;	/* over netlink; a malformed file is said and left out */
 	/* Everything the report prints is read before it starts printing. */
 	if (ms_load_ring("oom", &s->oom, true) < 0)
 		return -1;

@@ -385,8 +385,6 @@ static int prom_tables(FILE *fp, uint64_t top)
 	size_t i, n, *rows;
 	struct ms_rows t;
 	char **tables;
-	size_t rlen;
-	char *raw;
 	bool *have;
 	int r, ret = -1;
 
@@ -403,22 +401,17 @@ static int prom_tables(FILE *fp, uint64_t top)
 	rows = ms_xcalloc(n, sizeof(*rows));
 	have = ms_xcalloc(n, sizeof(*have));
 	for (i = 0; i < n; i++) {
-		r = ms_read_optional(tables[i], &raw, &rlen);
+		r = ms_load_table_optional(tables[i], &t);
 		if (r < 0)
 			goto out;
 		if (r > 0)
 			continue;
-		r = ms_parse_table(raw, rlen, &t);
-		free(raw);
-		if (r == 0) {
-			have[i] = true;
-			rows[i] = t.nrows;
-			if (prom_table(fp, tables[i], &t, top)) {
-				ms_table_free(&t);
-				goto out;
-			}
-		}
+		have[i] = true;
+		rows[i] = t.nrows;
+		r = prom_table(fp, tables[i], &t, top);
 		ms_table_free(&t);
+		if (r)
+			goto out;
 	}
 	fputs("# HELP memscope_table_rows Rows in a memscope top-N table.\n"
 	      "# TYPE memscope_table_rows gauge\n", fp);

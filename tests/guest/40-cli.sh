@@ -71,7 +71,8 @@ got=$(awk -v p="$pid" '$1 == p && $2 == "touch_anon" { print $3 }' /tmp/out)
 want=$(table_col faults_by_pid "$pid" 1 touch_anon)
 expect_eq "memscope faults -p $pid" "$got" "$want"
 expect_ge "touch_anon faults" "$got" 2000
-grep -q super_cache_scan <<EOF2 || fail "shrinkers does not list super_cache_scan"
+sb=$(sb_shrinker)
+grep -q "$sb" <<EOF2 || fail "shrinkers does not list $sb"
 $($CLI shrinkers)
 EOF2
 

@@ -79,6 +79,19 @@ kver_ge() {
 }
 # probe_state NAME: the state column of the probes file.
 probe_state() { awk -v n="$1" '$1 == n { print $3 }' $D/probes; }
+# sb_shrinker: the function that names the superblock shrinker (every
+# superblock's dentries and inodes) in the shrinkers table: its
+# scan_objects, super_cache_scan, from 3.12; before (RHEL 7's 3.10) its
+# single shrink callback, prune_super.
+sb_shrinker() {
+	if grep -q ' super_cache_scan$' /proc/kallsyms; then
+		echo super_cache_scan
+	elif grep -q ' prune_super$' /proc/kallsyms; then
+		echo prune_super
+	else
+		fail "neither super_cache_scan nor prune_super in /proc/kallsyms"
+	fi
+}
 # no_compaction_tp: true when the kernel has no mm_compaction_begin/end
 # tracepoints (3.16 added them; RHEL 7's 3.10 has none), false when both
 # compaction probes are attached; any other state fails.  Without the

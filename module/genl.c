@@ -601,6 +601,16 @@ static struct genl_family ms_genl_family = {
 	MS_GENL_FAMILY_POLICY(ms_genl_policy)
 	MS_GENL_FAMILY_MCAST_ADMIN
 	.module = THIS_MODULE,
+	/*
+	 * No genl_mutex around the ops: they share nothing it would guard
+	 * (the files reach the same code with no such lock).  And a dump's
+	 * .done may run in softirq: where netlink_release() drops the socket
+	 * in an RCU callback and netlink_sock_destruct() calls .done there,
+	 * not from a worker (RHEL 7's 3.10.0-1160, without upstream 4.13's
+	 * 707693c8a498), genl's locked wrapper took genl_mutex in softirq,
+	 * "scheduling while atomic", when a dump's socket closed mid-dump.
+	 */
+	.parallel_ops = true,
 	.ops = ms_genl_ops,
 	.n_ops = ARRAY_SIZE(ms_genl_ops),
 	.mcgrps = ms_genl_groups,

@@ -117,7 +117,7 @@ static __always_inline bool ms_leak_skip(u32 h)
 static __always_inline unsigned int ms_leak_seg(unsigned long ptr, unsigned int *slot,
 						bool *skip)
 {
-	u32 h = hash_64(ptr, 32);
+	u32 h = ms_hash_64(ptr, 32);
 
 	*skip = ms_leak_skip(h);
 	*slot = (h >> 8) & (ms_leak_seg_size - 1);
@@ -172,7 +172,7 @@ static __always_inline bool ms_leak_sampled_out(unsigned long ptr)
 {
 	if (ms_leak_self())
 		return true;
-	if (!ms_leak_skip(hash_64(ptr, 32)))
+	if (!ms_leak_skip(ms_hash_64(ptr, 32)))
 		return false;
 	ms_stat_inc(MS_memleak_allocs);
 	return true;

@@ -17,6 +17,26 @@
 
 #define MS_NAME_LEN	64	/* file names, as bpftrace's default str() */
 
+/*
+ * hash_32() and hash_64() as 4.7 and later compute them where the
+ * architecture has no hash of its own (x86_64 and arm64 have none), so
+ * the same slots there, and on older kernels too.  Before 4.7 (RHEL 7's
+ * 3.10) they multiply by GOLDEN_RATIO_PRIME_*, whose sparse bits keep
+ * sequential keys sequential: 3.10's ms_hash_64(key, 32) of a key with the
+ * pid in its high word is the pid plus a constant, so the rows of
+ * consecutive pids took consecutive slots and pushed each other out of
+ * reach, and a page's slab objects fell in one memleak slot.
+ */
+static __always_inline u32 ms_hash_32(u32 val, unsigned int bits)
+{
+	return val * 0x61C88647U >> (32 - bits);
+}
+
+static __always_inline u32 ms_hash_64(u64 val, unsigned int bits)
+{
+	return val * 0x61C8864680B583EBULL >> (64 - bits);
+}
+
 /* Module parameters (main.c). */
 extern unsigned int ms_table_size;
 extern unsigned int ms_ustack_depth;
@@ -287,7 +307,7 @@ void ms_row_publish_id(struct ms_row *row, u64 id);
  */
 static __always_inline struct ms_row *ms_table_hit(struct ms_table *t, u64 key)
 {
-	struct ms_row *row = &t->rows[hash_64(key, 32) & (t->size - 1)];
+	struct ms_row *row = &t->rows[ms_hash_64(key, 32) & (t->size - 1)];
 
 	return likely(READ_ONCE(row->key) == key) ? row : NULL;
 }

@@ -62,7 +62,7 @@ size_t ms_pairs_bytes(void)
 
 static unsigned int ms_pair_hash(unsigned long me)
 {
-	return hash_long(me, ilog2(MS_PAIR_SLOTS));
+	return ms_hash_64(me, ilog2(MS_PAIR_SLOTS));
 }
 
 /* The slot is ours with BUSY set: write the start, then publish. */

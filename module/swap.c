@@ -214,7 +214,7 @@ static unsigned int ms_swres_shift;
 
 static __always_inline bool ms_swres_sampled(unsigned long entry, unsigned int shift)
 {
-	u32 h = hash_32((u32)entry ^ (u32)((u64)entry >> 32), 32);
+	u32 h = ms_hash_32((u32)entry ^ (u32)((u64)entry >> 32), 32);
 
 	return !shift || !(h >> (32 - shift));
 }
@@ -237,7 +237,7 @@ size_t ms_swres_bytes(void)
 static __always_inline struct ms_swres *ms_swres_seg(unsigned long entry, unsigned int *seg,
 						      unsigned int *slot)
 {
-	u32 h = hash_long(entry, 32);
+	u32 h = ms_hash_64(entry, 32);
 
 	*seg = h & (MS_SWRES_SEGS - 1);
 	*slot = (h >> 6) & (ms_swres_seg_size - 1);

@@ -147,7 +147,7 @@ static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 ke
 
 struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 {
-	unsigned int mask = t->size - 1, start = hash_64(key, 32) & mask, i;
+	unsigned int mask = t->size - 1, start = ms_hash_64(key, 32) & mask, i;
 	struct ms_row *row;
 	int n;
 

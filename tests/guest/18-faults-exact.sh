@@ -55,6 +55,16 @@ for hook in $hooks; do
 		diag "kprobes' ftrace ops (R I) behind ftrace_ops_recurs_func"
 		got=$h
 	fi
+	# 3.10 (RHEL 7) names no handler, only how many ftrace ops trace the
+	# function and their flags: there kprobes' is the one ops that saves
+	# regs (R) and does not modify the ip (I: a live patch).  One such ops,
+	# gone once memscope unloads (below).
+	noname=
+	if [ -z "$got" ] && [ "$hook" = kretprobe ] &&
+	   echo "$line" | grep -qE '^handle_mm_fault \(1\) R *$'; then
+		diag "one ftrace ops that saves regs (R), kprobes': this kernel names no handler"
+		got=$h noname=1
+	fi
 	expect_eq "ftrace's handler on handle_mm_fault" "$got" $h
 	snap /tmp/s0
 	# shellcheck disable=SC2034 # i only counts the rounds
@@ -95,5 +105,8 @@ for hook in $hooks; do
 	grep -q "^TOTAL: faults [0-9]* .* unclassified [1-9][0-9]*$" /tmp/t18.cli ||
 		fail "memscope faults does not show the unclassified faults"
 	ms_unload
+	if [ -n "$noname" ] && grep -q '^handle_mm_fault ' "$T"/enabled_functions; then
+		fail "after memscope unloaded, enabled_functions has $(grep '^handle_mm_fault ' "$T"/enabled_functions)"
+	fi
 done
 exit 0

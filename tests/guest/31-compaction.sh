@@ -6,9 +6,8 @@
 need_root
 [ -w /proc/sys/vm/compact_memory ] || lacks "CONFIG_COMPACTION"
 ms_load
-for p in compaction_begin compaction_end; do
-	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
-done
+# Otherwise both probes are attached.
+no_compaction_tp && lacks "$COMPACTION_TP"
 
 zones=$(awk '/^Node/ { z = 1 } z && $1 == "present" && $2 > 0 { n++; z = 0 } END { print n + 0 }' /proc/zoneinfo)
 # The kernel's own mm_compaction_end events, to compare the status names.

@@ -42,6 +42,11 @@ grep -q 'without the module (memscope module not loaded): /proc only' /tmp/out |
 MEMSCOPE_NETLINK=1 sh "$(dirname "$0")/40-cli.sh" > /tmp/40-netlink.out 2>&1
 rc=$?
 sed 's/^# /# [netlink] /' /tmp/40-netlink.out
+# Its one allowed skip: the kernel has no compaction tracepoints, which it
+# names once every other check has passed.  This test then skips too, at
+# its end.
+nocompact=
+[ $rc = 4 ] && tail -n 1 /tmp/40-netlink.out | grep -qF "# SKIP kernel lacks $COMPACTION_TP" && nocompact=1 rc=0
 expect_eq "40-cli.sh with MEMSCOPE_NETLINK=1, exit status" $rc 0
 
 # monitor: a memcg OOM, its reclaims before it; the ring holds them all.
@@ -262,6 +267,7 @@ for tool in status faults "faults --hist" "faults --stacks --kept" ffaults swapi
 		n=$((n + 1))
 		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool: $(grep -m 1 Error /tmp/files.out)"
 		# A tool that ran on kept data: compared with that data in it.
+		case $tool in compact*) [ -z "$nocompact" ] || continue ;; esac
 		case $tool in status|faults*|ffaults|compact*|memleak*|slabtop*|mmapsnoop*|shmsnoop*|brkstack*|export*)
 			[ "$rf" = 0 ] || fail "memscope $j $tool failed, so it was compared without data: $(head -c 300 /tmp/files.out)" ;;
 		esac
@@ -270,6 +276,7 @@ done
 diag "$n tool runs print the same over files and netlink; of those that failed, each the same way: ${off#, }"
 for tool in faults ffaults compact "memleak --kept" "slabtop --kept" "mmapsnoop --last --kept" \
 	    "shmsnoop --last --kept" "brkstack --kept"; do
+	[ "$tool" = compact ] && [ -n "$nocompact" ] && continue
 	# shellcheck disable=SC2086
 	$CLI $tool > /tmp/out 2>&1
 	grep -qE '(is|are) off' /tmp/out || fail "memscope $tool did not say its probes are off: $(head -n 3 /tmp/out)"
@@ -344,4 +351,5 @@ if nl_groups_absent; then
 	expect_ge "events lost (the ring went round)" "$2" 1
 	expect_ge "reclaims shown + events lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
 fi
+[ -z "$nocompact" ] || lacks "$COMPACTION_TP: 40-cli.sh over netlink said so, every other check passed"
 exit 0

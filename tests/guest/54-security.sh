@@ -59,6 +59,13 @@ shrinkers 1 1
 compact --hist 1 1
 top 1 1
 export --prometheus"
+# Without compaction's tracepoints compact only says it has no data: that
+# invocation is left out, and the test a "kernel lacks" skip at its end.
+nocompact=
+if no_compaction_tp; then
+	nocompact=1
+	touch_cmds=$(printf '%s\n' "$touch_cmds" | grep -v '^compact ')
+fi
 n=0
 printf '%s\n' "$touch_cmds" | while read -r args; do
 	# shellcheck disable=SC2086
@@ -72,4 +79,5 @@ printf '%s\n' "$touch_cmds" | while read -r args; do
 done || exit 1
 diag "memscope: $(printf '%s\n' "$touch_cmds" | wc -l) invocations under strace, no file opened for writing, nothing created or removed"
 ms_unload
+[ -z "$nocompact" ] || lacks "$COMPACTION_TP: memscope compact left out, every other check passed"
 exit 0

@@ -79,6 +79,42 @@ kver_ge() {
 }
 # probe_state NAME: the state column of the probes file.
 probe_state() { awk -v n="$1" '$1 == n { print $3 }' $D/probes; }
+# sb_shrinker: the function that names the superblock shrinker (every
+# superblock's dentries and inodes) in the shrinkers table: its
+# scan_objects, super_cache_scan, from 3.12; before (RHEL 7's 3.10) its
+# single shrink callback, prune_super.
+sb_shrinker() {
+	if grep -q ' super_cache_scan$' /proc/kallsyms; then
+		echo super_cache_scan
+	elif grep -q ' prune_super$' /proc/kallsyms; then
+		echo prune_super
+	else
+		fail "neither super_cache_scan nor prune_super in /proc/kallsyms"
+	fi
+}
+# no_compaction_tp: true when the kernel has no mm_compaction_begin/end
+# tracepoints (3.16 added them; RHEL 7's 3.10 has none), false when both
+# compaction probes are attached; any other state fails.  Without the
+# tracepoints both probes must say unavailable:no_compaction_tracepoints,
+# and tracefs must have no mm_compaction_end either.  The module loaded.
+# shellcheck disable=SC2034 # used by the tests that source this file
+COMPACTION_TP="the mm_compaction_begin/end tracepoints (Linux 3.16+)"
+no_compaction_tp() {
+	_cb=$(probe_state compaction_begin) _ce=$(probe_state compaction_end)
+	[ "$_cb $_ce" = "attached attached" ] && return 1
+	[ "$_cb $_ce" = "unavailable:no_compaction_tracepoints unavailable:no_compaction_tracepoints" ] ||
+		fail "compaction probes: compaction_begin $_cb, compaction_end $_ce"
+	for _tr in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ ! -e $_tr/events/compaction/mm_compaction_end ] ||
+			fail "compaction probes $_ce, but $_tr has mm_compaction_end"
+	done
+	return 0
+}
+# compact_refused OUT: memscope compact's output OUT, on a kernel without
+# those tracepoints, says why it has nothing to show.
+compact_refused() {
+	grep -qF 'compact has no data: probe compaction_begin (mm_compaction_begin) is unavailable on this kernel: no_compaction_tracepoints' "$1"
+}
 # optin_leases TOOL FAMILY PROBE ARGS...: with FAMILY off, `memscope TOOL
 # ARGS` (ARGS that end it by themselves) turns FAMILY on for its run and
 # off again once it ends; from a copy of the files, where nothing can be
@@ -198,19 +234,28 @@ nl_groups_absent() {
 }
 # monitor_start: `memscope monitor -j` into /tmp/mon.out ($mpid, stderr in
 # /tmp/mon.err), once it has joined the groups (or opened the events file):
-# when a compaction we cause reaches it.  Without groups it must say, in
+# when a compaction we cause reaches it (without compaction events, once it
+# has the events file open).  Without groups it must say, in
 # one note, that it reads the events file; with them, nothing.
 monitor_start() {
 	"$CLI" monitor -j > /tmp/mon.out 2> /tmp/mon.err &
 	mpid=$!
 	_t=0
-	until grep -q '"type":"compaction"' /tmp/mon.out; do
-		kill -0 "$mpid" 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
-		_t=$((_t + 1))
-		[ $_t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
-		echo 1 > /proc/sys/vm/compact_memory
-		sleep 0.2
-	done
+	if no_compaction_tp; then
+		# No compaction to cause (RHEL 7's 3.10): such kernels have no
+		# netlink groups either, and monitor, which reads the events
+		# file instead, is ready once it has that file open.
+		nl_groups_absent || fail "no compaction events, and netlink groups: cannot tell when monitor joined them"
+		wait_open "$mpid" $D/events 10 "monitor"
+	else
+		until grep -q '"type":"compaction"' /tmp/mon.out; do
+			kill -0 "$mpid" 2>/dev/null || fail "monitor exited: $(cat /tmp/mon.err)"
+			_t=$((_t + 1))
+			[ $_t -le 50 ] || fail "monitor showed no compaction in 10 s: $(cat /tmp/mon.err)"
+			echo 1 > /proc/sys/vm/compact_memory
+			sleep 0.2
+		done
+	fi
 	nlines /tmp/mon.err
 	if nl_groups_absent; then
 		{ [ "$nlines" = 1 ] && grep -q '^Note: the netlink family memscope has no event groups on this kernel .* events come from /sys/kernel/debug/memscope/events instead' /tmp/mon.err; } ||

@@ -27,6 +27,7 @@ static atomic_long_t ms_test_counted = ATOMIC_LONG_INIT(0);
 static atomic_long_t ms_test_freed = ATOMIC_LONG_INIT(0);
 static bool ms_test_checked;
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(3, 12, 0)
 /* First in the file, so first in .text, below every other function. */
 static unsigned long ms_test_count(struct shrinker *s, struct shrink_control *sc)
 {
@@ -60,7 +61,54 @@ static unsigned long ms_test_scan(struct shrinker *s, struct shrink_control *sc)
 	return n;
 }
 
-/* The shrinker API: a name from 6.0, allocated shrinkers from 6.7. */
+#else
+/*
+ * Before 3.12 (RHEL 7's 3.10 too) a shrinker has one callback, shrink: it
+ * returns the objects left, and with nr_to_scan 0 only counts them.
+ * shrink_slab() counts once per shrinker, and only a count that finds
+ * objects leads to the shrink_slab_start/end pair memscope counts; its
+ * loop then counts again before each scan.  So a scan takes back the
+ * count just before it: what is left is one per pair.
+ */
+static bool ms_test_found;
+
+static int ms_test_shrink(struct shrinker *s, struct shrink_control *sc)
+{
+	long n = atomic_long_read(&ms_test_pool);
+
+	if (!sc->nr_to_scan) {
+		WRITE_ONCE(ms_test_found, n > 0);
+		if (n <= 0)
+			return 0;
+		atomic_long_inc(&ms_test_counted);
+		return n;
+	}
+	if (READ_ONCE(ms_test_found))
+		atomic_long_dec(&ms_test_counted);
+	WRITE_ONCE(ms_test_found, false);
+	if (!READ_ONCE(ms_test_checked)) {
+		char buf[KSYM_SYMBOL_LEN];
+
+		WRITE_ONCE(ms_test_checked, true);
+		snprintf(buf, sizeof(buf), "%ps", ms_test_shrink);
+		if (strncmp(buf, "0x", 2))
+			pr_info("msshrink: kallsyms names scan_objects: %s\n", buf);
+		else
+			pr_info("msshrink: kallsyms cannot name scan_objects\n");
+	}
+	n = min_t(long, sc->nr_to_scan, n);
+	if (n > 0) {
+		atomic_long_sub(n, &ms_test_pool);
+		atomic_long_add(n, &ms_test_freed);
+	}
+	return atomic_long_read(&ms_test_pool);
+}
+#endif
+
+/*
+ * The shrinker API: count_objects and scan_objects from 3.12, a name from
+ * 6.0, allocated shrinkers from 6.7.
+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 static struct shrinker *ms_test_shrinker;
 
@@ -84,8 +132,12 @@ static void __exit ms_test_exit(void)
 }
 #else
 static struct shrinker ms_test_shrinker = {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(3, 12, 0)
 	.count_objects = ms_test_count,
 	.scan_objects = ms_test_scan,
+#else
+	.shrink = ms_test_shrink,
+#endif
 	.seeks = DEFAULT_SEEKS,
 };
 
@@ -93,8 +145,11 @@ static int __init ms_test_init(void)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0)
 	return register_shrinker(&ms_test_shrinker, "msshrink");
-#else
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(3, 12, 0)
 	return register_shrinker(&ms_test_shrinker);
+#else
+	register_shrinker(&ms_test_shrinker);	/* void before 3.12 */
+	return 0;
 #endif
 }
 

@@ -67,6 +67,8 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	events) echo "^(lost count=$N|oom time_ns=$N( $F)+|direct_reclaim time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]|compaction time_ns=$N pid=$N comm=$F latency_ns=$N status=$CS|mmap $MM|shm $SHM)\$" ;;
 	hist/*) echo "^(# count $N sum $N|\\[[0-9]+\\] +$N \\|@* *\\||\\[${N}[KMGTPE]?, ${N}[KMGTPE]?\\) +$N \\|@* *\\|)\$" ;;
 	hist_raw/*) echo "^(# count $N sum $N|# lo hi count|$N $N $N)\$" ;;
+	events_format) echo "^[a-z_]+( [a-z_0-9]+:(uint|int|hex|bool|str)(:$N)?)+\$" ;;
+	table_reuse) echo "^(# table rows events|[a-z_]+ $N $N)\$" ;;
 	*) fail "no grammar for $1" ;;
 	esac
 }

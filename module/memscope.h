@@ -655,8 +655,17 @@ enum ms_pair {
 	MS_NR_PAIRS,
 };
 u64 ms_pair_now(void);
-void ms_pair_begin(enum ms_pair kind, u64 now, bool keep);
-bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency);
+/* @aux: a value of the begin's that its end needs (a shrinker's objects). */
+void ms_pair_begin_aux(enum ms_pair kind, u64 now, bool keep, u64 aux);
+bool ms_pair_end_aux(enum ms_pair kind, u64 now, u64 *latency, u64 *aux);
+static inline void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
+{
+	ms_pair_begin_aux(kind, now, keep, 0);
+}
+static inline bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
+{
+	return ms_pair_end_aux(kind, now, latency, NULL);
+}
 size_t ms_pairs_bytes(void);
 
 /* Families. */

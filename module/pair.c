@@ -45,6 +45,7 @@
 struct ms_pair_slot {
 	unsigned long owner;
 	u64 start;
+	u64 aux;		/* the begin's own value, for its end */
 };
 
 static struct ms_pair_slot ms_pairs[MS_NR_PAIRS][MS_PAIR_SLOTS];
@@ -66,13 +67,14 @@ static unsigned int ms_pair_hash(unsigned long me)
 }
 
 /* The slot is ours with BUSY set: write the start, then publish. */
-static void ms_pair_set(struct ms_pair_slot *s, unsigned long me, u64 now)
+static void ms_pair_set(struct ms_pair_slot *s, unsigned long me, u64 now, u64 aux)
 {
 	WRITE_ONCE(s->start, now);
+	WRITE_ONCE(s->aux, aux);
 	smp_store_release(&s->owner, me);
 }
 
-void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
+void ms_pair_begin_aux(enum ms_pair kind, u64 now, bool keep, u64 aux)
 {
 	struct ms_pair_slot *tbl = ms_pairs[kind];
 	struct ms_pair_slot *free = NULL, *stale = NULL;
@@ -88,7 +90,7 @@ void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
 			if (keep)
 				return;
 			if (cmpxchg(&s->owner, me, me | MS_PAIR_BUSY) == me)
-				ms_pair_set(s, me, now);
+				ms_pair_set(s, me, now, aux);
 			return;
 		}
 		if (!o) {
@@ -101,7 +103,7 @@ void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
 		}
 	}
 	if (free && !cmpxchg(&free->owner, 0, me | MS_PAIR_BUSY)) {
-		ms_pair_set(free, me, now);
+		ms_pair_set(free, me, now, aux);
 		return;
 	}
 	/*
@@ -110,13 +112,13 @@ void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
 	 * (it needs a 30 s old orphan) and harmless.
 	 */
 	if (stale && cmpxchg(&stale->owner, stale_owner, me | MS_PAIR_BUSY) == stale_owner) {
-		ms_pair_set(stale, me, now);
+		ms_pair_set(stale, me, now, aux);
 		return;
 	}
 	ms_stat_inc(MS_dropped);
 }
 
-bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
+bool ms_pair_end_aux(enum ms_pair kind, u64 now, u64 *latency, u64 *aux)
 {
 	struct ms_pair_slot *tbl = ms_pairs[kind];
 	unsigned long me = (unsigned long)current;
@@ -129,6 +131,8 @@ bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
 		if (READ_ONCE(s->owner) != me)
 			continue;
 		start = READ_ONCE(s->start);
+		if (aux)
+			*aux = READ_ONCE(s->aux);
 		/*
 		 * A successful cmpxchg is fully ordered, so start was read
 		 * while the slot was still ours; if it fails, a stale-slot

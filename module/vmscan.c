@@ -103,21 +103,22 @@ static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
 static void ms_shrink_slab_start(MS_SHRINK_SLAB_START_PROTO)
 {
 	ms_hit(MS_P_shrink_slab_start);
-	ms_pair_begin(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false);
+	ms_pair_begin_aux(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false,
+			  ms_shrink_start_aux(shr, cache_items, total_scan));
 }
 
 static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 {
-	/* The sum of scan_objects() returns, SHRINK_STOP excluded. */
-	unsigned long freed = max(shrinker_retval, 0);
 	struct ms_table *t = &ms_table_shrinkers;
-	unsigned long fn;
+	unsigned long fn, freed;
 	struct ms_row *row;
-	u64 lat;
+	u64 lat, aux;
 
 	ms_hit(MS_P_shrink_slab_end);
-	if (!ms_pair_end(MS_PAIR_SHRINK_SLAB, ms_pair_now(), &lat))
+	if (!ms_pair_end_aux(MS_PAIR_SHRINK_SLAB, ms_pair_now(), &lat, &aux))
 		return;
+	/* The sum of scan_objects() returns, SHRINK_STOP excluded (compat). */
+	freed = ms_shrink_freed(aux, shrinker_retval);
 	ms_stat_inc(MS_shrink_slab_count);
 	ms_stat_add(MS_shrink_slab_ns, lat);
 	ms_stat_add(MS_shrink_slab_freed, freed);

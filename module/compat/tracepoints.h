@@ -59,10 +59,32 @@
 #define MS_SHRINK_SLAB_END_PROTO \
 	void *data, struct shrinker *shr, int nid, int shrinker_retval, \
 	long unused_scan_cnt, long new_scan_cnt, long total_scan
+/* shrinker_retval is what the shrinker's scan_objects() calls freed. */
+#define ms_shrink_start_aux(shr, cache_items, total_scan) 0
+#define ms_shrink_freed(aux, retval) ((unsigned long)max((retval), 0))
 #else
 #define MS_SHRINK_SLAB_END_PROTO \
 	void *data, struct shrinker *shr, int shrinker_retval, \
 	long unused_scan_cnt, long new_scan_cnt
+/*
+ * And its shrinker_retval is what the last batch's shrink() call
+ * returned: the objects left, not those freed.  shrink_slab() freed the
+ * sum over its batches of what each began with less what it left, which
+ * with nothing added meanwhile is the objects at the start (cache_items,
+ * what shrink() counted then) less those left at the end; none when no
+ * batch ran (total_scan under the batch size).  The start keeps
+ * cache_items + 1 for the end, 0 for no batch.
+ */
+static inline u64 ms_shrink_start_aux(struct shrinker *shr, unsigned long cache_items,
+				      unsigned long total_scan)
+{
+	return total_scan >= (shr->batch ? shr->batch : 128) ? (u64)cache_items + 1 : 0;
+}
+
+static inline unsigned long ms_shrink_freed(u64 aux, int retval)
+{
+	return aux && retval >= 0 && aux - 1 > (u64)retval ? aux - 1 - retval : 0;
+}
 #endif /* MS_HAVE_TP_SHRINK_SLAB_END_NID */
 
 /* mm_vmscan_wakeup_kswapd gained gfp_flags in 4.17. */

@@ -177,23 +177,24 @@ static int ms_genl_fill_hist(struct sk_buff *skb, void *arg)
 {
 	const struct ms_genl_hist *gh = arg;
 	struct nlattr *nest;
-	u64 count = 0, lo, hi;
+	u64 count = 0;
 	int i;
 
-	for (i = 0; i < MS_HIST_BUCKETS; i++)
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
 		count += gh->cur.bucket[i];
 	if (nla_put_string(skb, MEMSCOPE_A_NAME, ms_hist_names[gh->h]) ||
 	    ms_nla_put_u64(skb, MEMSCOPE_A_COUNT, count, MEMSCOPE_A_PAD) ||
 	    ms_nla_put_u64(skb, MEMSCOPE_A_SUM, gh->cur.sum, MEMSCOPE_A_PAD))
 		return -EMSGSIZE;
-	for (i = 0; i < MS_HIST_BUCKETS; i++) {
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++) {
 		if (!gh->cur.bucket[i])
 			continue;
-		ms_hist_bounds(i, &lo, &hi);
 		nest = nla_nest_start(skb, MEMSCOPE_A_BUCKET);
-		if (!nest || ms_nla_put_u64(skb, MEMSCOPE_A_LO, lo, MEMSCOPE_A_PAD) ||
-		    ms_nla_put_u64(skb, MEMSCOPE_A_HI, hi, MEMSCOPE_A_PAD) ||
-		    ms_nla_put_u64(skb, MEMSCOPE_A_COUNT, gh->cur.bucket[i], MEMSCOPE_A_PAD))
+		if (!nest ||
+		    ms_nla_put_u64(skb, MEMSCOPE_A_LO, memscope_hist_lo(i), MEMSCOPE_A_PAD) ||
+		    ms_nla_put_u64(skb, MEMSCOPE_A_HI, memscope_hist_hi(i), MEMSCOPE_A_PAD) ||
+		    ms_nla_put_u64(skb, MEMSCOPE_A_COUNT, gh->cur.bucket[i], MEMSCOPE_A_PAD) ||
+		    nla_put_u32(skb, MEMSCOPE_A_SLOT, i))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}

@@ -15,6 +15,8 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "uapi/memscope_hist.h"
+
 #define MS_NAME_LEN	64	/* file names, as bpftrace's default str() */
 
 /*
@@ -101,10 +103,8 @@ static __always_inline void ms_stat_inc(enum ms_stat s)
 #define MS_HIST_ENUM(name) MS_H_##name,
 enum ms_hist { MS_HISTS(MS_HIST_ENUM) MS_NR_HISTS };
 
-#define MS_HIST_BUCKETS 65
-
 struct ms_hist_cpu {
-	u64 bucket[MS_HIST_BUCKETS];
+	u64 bucket[MEMSCOPE_HIST_BUCKETS];
 	u64 sum;
 };
 DECLARE_PER_CPU(struct ms_hist_cpu, ms_hists[MS_NR_HISTS]);
@@ -120,7 +120,6 @@ void ms_stats_reset(void);
 unsigned long ms_reset_gen(void);
 void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw);
 void ms_hist_read(enum ms_hist h, struct ms_hist_cpu *out);
-void ms_hist_bounds(int i, u64 *lo, u64 *hi);
 void ms_hist_reset(void);
 extern const char *const ms_stat_names[];
 extern const char *const ms_hist_names[];

@@ -95,7 +95,7 @@ static void ms_hist_raw(enum ms_hist h, struct ms_hist_cpu *out)
 	for_each_possible_cpu(cpu) {
 		const struct ms_hist_cpu *c = per_cpu_ptr(&ms_hists[h], cpu);
 
-		for (i = 0; i < MS_HIST_BUCKETS; i++)
+		for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
 			out->bucket[i] += READ_ONCE(c->bucket[i]);
 		out->sum += READ_ONCE(c->sum);
 	}
@@ -118,33 +118,10 @@ void ms_hist_read(enum ms_hist h, struct ms_hist_cpu *out)
 
 	mutex_lock(&ms_baseline_lock);
 	ms_hist_raw(h, out);
-	for (i = 0; i < MS_HIST_BUCKETS; i++)
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
 		out->bucket[i] -= ms_hist_base[h].bucket[i];
 	out->sum -= ms_hist_base[h].sum;
 	mutex_unlock(&ms_baseline_lock);
-}
-
-/* Bucket @i's inclusive bounds: [0], [1], then [2^(i-1), 2^i - 1]. */
-void ms_hist_bounds(int i, u64 *lo, u64 *hi)
-{
-	*lo = i < 2 ? i : 1ULL << (i - 1);
-	*hi = i < 2 ? i : i == 64 ? U64_MAX : (1ULL << i) - 1;
-}
-
-/* bpftrace's bucket labels: powers of 1024 get K, M, G, T, P, E suffixes. */
-static void ms_hist_label(char *buf, size_t len, u64 v)
-{
-	static const char suffix[] = " KMGTPE";
-	int i = 0;
-
-	while (v >= 1024 && !(v & 1023) && i < 6) {
-		v >>= 10;
-		i++;
-	}
-	if (i)
-		snprintf(buf, len, "%llu%c", v, suffix[i]);
-	else
-		snprintf(buf, len, "%llu", v);
 }
 
 #define MS_BAR_WIDTH 52
@@ -156,20 +133,11 @@ static void ms_hist_show_bars(struct seq_file *m, const struct ms_hist_cpu *cur,
 	int i;
 
 	for (i = first; first >= 0 && i <= last; i++) {
-		char lo[24], hi[24], label[sizeof(lo) + sizeof(hi) + 4];
+		char label[56];
 		u64 n = cur->bucket[i];
 		unsigned int bar = max ? div64_u64(n * MS_BAR_WIDTH, max) : 0;
 
-		if (i < 2) {
-			snprintf(label, sizeof(label), "[%d]", i);
-		} else {
-			ms_hist_label(lo, sizeof(lo), 1ULL << (i - 1));
-			if (i == 64)	/* 2^64 has no u64: as the CLI prints it */
-				strscpy(hi, "16E", sizeof(hi));
-			else
-				ms_hist_label(hi, sizeof(hi), 1ULL << i);
-			snprintf(label, sizeof(label), "[%s, %s)", lo, hi);
-		}
+		memscope_hist_label(label, sizeof(label), i);
 		seq_printf(m, "%-20s%8llu |%.*s%*s|\n", label, n, bar,
 			   "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
 			   MS_BAR_WIDTH - bar, "");
@@ -186,12 +154,10 @@ static void ms_hist_show_raw(struct seq_file *m, const struct ms_hist_cpu *cur)
 	int i;
 
 	seq_puts(m, "# lo hi count\n");
-	for (i = 0; i < MS_HIST_BUCKETS; i++) {
-		u64 lo, hi;
-
-		ms_hist_bounds(i, &lo, &hi);
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++) {
 		if (cur->bucket[i])
-			seq_printf(m, "%llu %llu %llu\n", lo, hi, cur->bucket[i]);
+			seq_printf(m, "%llu %llu %llu\n", memscope_hist_lo(i),
+				   memscope_hist_hi(i), cur->bucket[i]);
 	}
 }
 
@@ -207,7 +173,7 @@ void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw)
 		return;
 	}
 	ms_hist_read(h, cur);
-	for (i = 0; i < MS_HIST_BUCKETS; i++) {
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++) {
 		count += cur->bucket[i];
 		if (cur->bucket[i]) {
 			if (first < 0)

@@ -14,11 +14,11 @@
 void ms_print_hist(const char *name, const struct ms_buckets *h)
 {
 	char label[48], bar[BAR_WIDTH + 1];
-	uint64_t max = 0, lo, hi;
+	uint64_t max = 0;
 	int i, first = -1, last = -1;
 	size_t w;
 
-	for (i = 0; i < MS_HIST_BUCKETS; i++) {
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++) {
 		if (!h->slot[i])
 			continue;
 		if (first < 0)
@@ -34,16 +34,15 @@ void ms_print_hist(const char *name, const struct ms_buckets *h)
 		print_uint(PRINT_JSON, "sum", NULL, h->sum);
 	open_json_array("buckets");
 	for (i = first; first >= 0 && i <= last; i++) {
-		ms_hist_slot_label(i, label, sizeof(label));
-		ms_hist_bounds(i, &lo, &hi);
+		memscope_hist_label(label, sizeof(label), i);
 		w = max ? (size_t)((long double)h->slot[i] * BAR_WIDTH / max) : 0;
 		memset(bar, '@', w);
 		memset(bar + w, ' ', BAR_WIDTH - w);
 		bar[BAR_WIDTH] = '\0';
 		open_json_object(NULL);
 		print_string(PRINT_FP, NULL, "%-16s", label);
-		print_uint(PRINT_JSON, "min", NULL, lo);
-		print_uint(PRINT_JSON, "max", NULL, hi);
+		print_uint(PRINT_JSON, "min", NULL, memscope_hist_lo(i));
+		print_uint(PRINT_JSON, "max", NULL, memscope_hist_hi(i));
 		print_uint(PRINT_ANY, "count", "%8llu", h->slot[i]);
 		print_string(PRINT_FP, NULL, " |%s|\n", bar);
 		close_json_object();
@@ -60,9 +59,9 @@ int ms_hist_median_slot(const struct ms_buckets *h)
 	uint64_t n = 0, seen = 0;
 	int i;
 
-	for (i = 0; i < MS_HIST_BUCKETS; i++)
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
 		n += h->slot[i];
-	for (i = 0; n && i < MS_HIST_BUCKETS; i++) {
+	for (i = 0; n && i < MEMSCOPE_HIST_BUCKETS; i++) {
 		seen += h->slot[i];
 		if (seen >= (n + 1) / 2)
 			return i;

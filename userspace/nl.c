@@ -1011,7 +1011,10 @@ int ms_nl_load_probes(struct ms_probe_lines *p, bool optional)
 	return 0;
 }
 
-/* hist_raw/NAME: COUNT and SUM, and a slot per BUCKET from its bounds. */
+/*
+ * hist_raw/NAME: COUNT and SUM, and per BUCKET its SLOT; a module older
+ * than SLOT gives only the bounds, which name one slot exactly.
+ */
 static int read_hist(struct nlattr *attrs, int len, void *arg)
 {
 	struct ms_buckets *h = arg;
@@ -1028,11 +1031,14 @@ static int read_hist(struct nlattr *attrs, int len, void *arg)
 			sum = true;
 		} else if (nla_type(a) == MEMSCOPE_A_BUCKET) {
 			struct nlattr *lo = nest_get(a, MEMSCOPE_A_LO), *hi = nest_get(a, MEMSCOPE_A_HI);
-			struct nlattr *n = nest_get(a, MEMSCOPE_A_COUNT);
+			struct nlattr *n = nest_get(a, MEMSCOPE_A_COUNT), *s = nest_get(a, MEMSCOPE_A_SLOT);
 
-			slot = lo && hi && n && nla_len(lo) == 8 && nla_len(hi) == 8 && nla_len(n) == 8 ?
-			       ms_hist_slot(nla_get_u64(lo), nla_get_u64(hi)) : -1;
-			if (slot < 0 || h->slot[slot]) {
+			slot = -1;
+			if (s && nla_len(s) == 4 && nla_get_u32(s) < MEMSCOPE_HIST_BUCKETS)
+				slot = (int)nla_get_u32(s);
+			else if (!s && lo && hi && nla_len(lo) == 8 && nla_len(hi) == 8)
+				slot = memscope_hist_index(nla_get_u64(lo), nla_get_u64(hi));
+			if (slot < 0 || !n || nla_len(n) != 8 || h->slot[slot]) {
 				snprintf(h->diag.msg, sizeof(h->diag.msg), "a bucket not as the protocol says");
 				continue;
 			}

@@ -646,26 +646,12 @@ void ms_ring_free(struct ms_records *ring)
 
 /* ----------------------------------------------------------- histograms */
 
-/* The slot whose inclusive bounds are exactly [lo, hi], or -1. */
-int ms_hist_slot(uint64_t lo, uint64_t hi)
-{
-	uint64_t l, h;
-	int k;
-
-	for (k = 0; k < MS_HIST_BUCKETS; k++) {
-		ms_hist_bounds(k, &l, &h);
-		if (l == lo && h == hi)
-			return k;
-	}
-	return -1;
-}
-
 /* hist_raw/: "# count N sum S", then "lo hi count" per non-empty bucket. */
 int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h)
 {
 	struct lines l;
 	char *line, *tok[4];
-	bool binary, seen[MS_HIST_BUCKETS] = { false };
+	bool binary, seen[MEMSCOPE_HIST_BUCKETS] = { false };
 	uint64_t lo, hi, v, total = 0;
 	size_t n;
 	int slot;
@@ -693,7 +679,7 @@ int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h)
 		if (n == 0)
 			continue;
 		if (n != 3 || !ms_parse_u64(tok[0], &lo) || !ms_parse_u64(tok[1], &hi) ||
-		    !ms_parse_u64(tok[2], &v) || (slot = ms_hist_slot(lo, hi)) < 0 ||
+		    !ms_parse_u64(tok[2], &v) || (slot = memscope_hist_index(lo, hi)) < 0 ||
 		    seen[slot]) {
 			diag_bad(&h->diag, l.lineno);
 			continue;
@@ -708,45 +694,6 @@ int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h)
 	return 0;
 }
 
-void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi)
-{
-	if (slot <= 1) {
-		*lo = *hi = (uint64_t)(slot < 0 ? 0 : slot);
-		return;
-	}
-	*lo = 1ULL << (slot - 1);
-	*hi = slot - 1 == 63 ? UINT64_MAX : (1ULL << slot) - 1;
-}
-
-static void fmt_bound(unsigned int k, char *buf, size_t size)
-{
-	static const char sfx[] = " KMGTPE";
-	unsigned int s = k / 10;
-
-	if (s > 6)
-		s = 6;
-	if (s == 0)
-		snprintf(buf, size, "%llu", 1ULL << k);
-	else
-		snprintf(buf, size, "%llu%c", 1ULL << (k - 10 * s), sfx[s]);
-}
-
-void ms_hist_slot_label(int slot, char *buf, size_t size)
-{
-	char lo[24], hi[24];
-
-	if (slot <= 1) {
-		snprintf(buf, size, "[%d]", slot < 0 ? 0 : slot);
-		return;
-	}
-	fmt_bound((unsigned int)slot - 1, lo, sizeof(lo));
-	if (slot == 64)
-		snprintf(hi, sizeof(hi), "16E");
-	else
-		fmt_bound((unsigned int)slot, hi, sizeof(hi));
-	snprintf(buf, size, "[%s, %s)", lo, hi);
-}
-
 void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
 		   struct ms_buckets *out)
 {
@@ -755,7 +702,7 @@ void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
 	*out = *now;
 	if (!prev || now->reset_count != prev->reset_count)
 		return;		/* reset in between: all of now is since then */
-	for (i = 0; i < MS_HIST_BUCKETS; i++)
+	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
 		out->slot[i] = now->slot[i] >= prev->slot[i] ? now->slot[i] - prev->slot[i] : 0;
 	out->count = now->count >= prev->count ? now->count - prev->count : 0;
 	out->sum = now->sum >= prev->sum ? now->sum - prev->sum : 0;

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../module/uapi/memscope_hist.h"
+
 /*
  * The only parser of the formats in docs/debugfs.md. Every function takes
  * (data, len), which may hold anything: NUL bytes, no final newline, lines
@@ -19,7 +21,6 @@
 #define MS_MAX_STATS	4096
 #define MS_MAX_ROWS	(1u << 20)
 #define MS_MAX_FIELDS	64
-#define MS_HIST_BUCKETS	65	/* [0], [1], then [2^k, 2^(k+1)) for k = 1..63 */
 
 struct ms_diag {
 	unsigned int skipped;		/* malformed lines ignored */
@@ -93,7 +94,7 @@ struct ms_records {
 };
 
 struct ms_buckets {
-	uint64_t slot[MS_HIST_BUCKETS];
+	uint64_t slot[MEMSCOPE_HIST_BUCKETS];
 	bool has_totals;	/* a "# count N sum S" line was present */
 	uint64_t count;		/* from that line, else the sum of the slots */
 	uint64_t sum;
@@ -173,12 +174,6 @@ int ms_parse_ring(const char *data, size_t len, struct ms_records *ring);
 void ms_ring_free(struct ms_records *ring);
 
 int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h);
-/* The slot whose inclusive bounds are lo and hi, or -1. */
-int ms_hist_slot(uint64_t lo, uint64_t hi);
-/* Inclusive bounds of a slot, as bpftrace's JSON prints them. */
-void ms_hist_bounds(int slot, uint64_t *lo, uint64_t *hi);
-/* Label of a slot in bpftrace's text layout: "[0]", "[256, 512)", "[1K, 2K)". */
-void ms_hist_slot_label(int slot, char *buf, size_t size);
 /* now - prev, slot by slot, or all of now when reset_count moved between. */
 void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
 		   struct ms_buckets *out);

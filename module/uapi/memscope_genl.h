@@ -72,7 +72,7 @@ enum memscope_attr {
 	MEMSCOPE_A_FRAMES,		/* binary: u64 user addresses, innermost first */
 	MEMSCOPE_A_COUNT,		/* u64: samples in a histogram or bucket */
 	MEMSCOPE_A_SUM,			/* u64: their sum */
-	MEMSCOPE_A_BUCKET,		/* nest: LO, HI, COUNT; non-empty buckets only */
+	MEMSCOPE_A_BUCKET,		/* nest: LO, HI, COUNT, SLOT; non-empty buckets only */
 	MEMSCOPE_A_LO,			/* u64, inclusive */
 	MEMSCOPE_A_HI,			/* u64, inclusive */
 	/* Events: the fields of the debugfs oom, direct_reclaim and compaction lines. */
@@ -108,6 +108,7 @@ enum memscope_attr {
 	MEMSCOPE_A_LOADAVG,		/* string: as /proc/loadavg, commas for spaces */
 	MEMSCOPE_A_GFP_FLAGS,		/* string: gfp_mask's names, as the OOM report */
 	MEMSCOPE_A_OOM_SEQ,		/* u32: the kill's number, the oom line's seq */
+	MEMSCOPE_A_SLOT,		/* u32: a bucket's index (memscope_hist.h) */
 
 	__MEMSCOPE_A_MAX,
 	MEMSCOPE_A_MAX = __MEMSCOPE_A_MAX - 1

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ms_record rec;
 	struct ms_buckets h, h2, delta;
 	char label[64], *copy;
-	uint64_t lo, hi, v;
+	uint64_t v;
 	size_t i, j;
 	int k;
 
@@ -101,11 +101,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	if (ms_parse_hist(d, size, &h) == 0) {
-		for (k = 0; k < MS_HIST_BUCKETS; k++) {
+		for (k = 0; k < MEMSCOPE_HIST_BUCKETS; k++) {
 			if (!h.slot[k])
 				continue;
-			ms_hist_slot_label(k, label, sizeof(label));
-			ms_hist_bounds(k, &lo, &hi);
+			memscope_hist_label(label, sizeof(label), k);
+			if (memscope_hist_index(memscope_hist_lo(k), memscope_hist_hi(k)) != k)
+				abort();
 		}
 		/* a second parse of a prefix: deltas across a truncation */
 		ms_parse_hist(d, size / 2, &h2);

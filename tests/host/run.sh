@@ -99,7 +99,7 @@ cli_copy() {
 build_clang() {
 	mkdir -p "$T/clang/userspace" &&
 	cli_copy "$T/clang/userspace" &&
-	mkdir -p "$T/clang/module/uapi" && cp "$ROOT/module/uapi/memscope_genl.h" "$T/clang/module/uapi/" &&
+	mkdir -p "$T/clang/module/uapi" && cp "$ROOT"/module/uapi/memscope_*.h "$T/clang/module/uapi/" &&
 	cp "$ROOT/VERSION" "$T/clang/" &&
 	make -C "$T/clang/userspace" CC=clang > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	! grep -i 'warning' "$T/build"
@@ -162,7 +162,7 @@ t_nl_without() {
 	mkdir -p "$T/nolibnl/userspace" &&
 	cli_copy "$T/nolibnl/userspace" &&
 	cp "$ROOT/VERSION" "$T/nolibnl/" && mkdir -p "$T/nolibnl/module/uapi" &&
-	cp "$ROOT/module/uapi/memscope_genl.h" "$T/nolibnl/module/uapi/" &&
+	cp "$ROOT"/module/uapi/memscope_*.h "$T/nolibnl/module/uapi/" &&
 	make -C "$T/nolibnl/userspace" LIBNL=0 > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	! grep -i 'warning' "$T/build" || return 1
 	! ldd "$T/nolibnl/userspace/memscope" | grep -q libnl || { echo "LIBNL=0 links libnl"; return 1; }
@@ -763,7 +763,7 @@ t_stacks() {
 	local W=$T/wl/stacker d=$T/stk g b m
 	make -s -C "$ROOT/tests/workloads" OUT="$T/wl" "$W" > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	cli_copy "$T/nolibelf" &&
-	mkdir -p "$T/module/uapi" && cp "$ROOT/module/uapi/memscope_genl.h" "$T/module/uapi/" &&
+	mkdir -p "$T/module/uapi" && cp "$ROOT"/module/uapi/memscope_*.h "$T/module/uapi/" &&
 		make -s -C "$T/nolibelf" LIBELF=0 > "$T/build" 2>&1 || { cat "$T/build"; return 1; }
 	rm -rf "$d" && cp -r "$FX/basic" "$d" && rm -f "$T/stk.in" && mkfifo "$T/stk.in" || return 1
 	"$W" 0 0 0 0 < "$T/stk.in" > "$T/stk.out" &

@@ -547,7 +547,8 @@ static void sec_swap(struct an_ctx *c, const struct an_snap *a, const struct an_
 		ms_hist_delta(&b->swres, &a->swres, &d);
 		m = ms_hist_median_slot(&d);
 		if (m >= 0) {
-			ms_hist_bounds(m, &lo, &hi);
+			lo = memscope_hist_lo(m);
+			hi = memscope_hist_hi(m);
 			ms_fmt_ns(l, sizeof(l), lo);
 			ms_fmt_ns(h, sizeof(h), hi == UINT64_MAX ? hi : hi + 1);
 			print_uint(PRINT_ANY, "swap_residency_count", "   %llu pages read back", d.count);

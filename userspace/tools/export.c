@@ -220,7 +220,7 @@ static void prom_hist(FILE *fp, const char *name, const struct ms_buckets *h)
 	char metric[256];
 	bool ns = ends_with(name, "_ns");
 	double scale = ns ? 1e9 : 1.0;
-	uint64_t cum = 0, lo, hi, count;
+	uint64_t cum = 0, count;
 	int i;
 
 	metric_part(metric, sizeof(metric) - 16, name, ns ? strlen(name) - 3 : strlen(name));
@@ -231,11 +231,10 @@ static void prom_hist(FILE *fp, const char *name, const struct ms_buckets *h)
 	fprintf(fp, "# TYPE memscope_%s histogram\n", metric);
 	for (i = 0; i < PROM_SLOTS; i++) {
 		cum += h->slot[i];
-		ms_hist_bounds(i, &lo, &hi);
 		fprintf(fp, "memscope_%s_bucket{le=\"%.12g\"} %llu\n", metric,
-			(double)hi / scale, (unsigned long long)cum);
+			(double)memscope_hist_hi(i) / scale, (unsigned long long)cum);
 	}
-	for (; i < MS_HIST_BUCKETS; i++)
+	for (; i < MEMSCOPE_HIST_BUCKETS; i++)
 		cum += h->slot[i];
 	/* +Inf must equal _count and never fall below the last bucket */
 	count = h->count > cum ? h->count : cum;

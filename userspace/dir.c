@@ -494,8 +494,8 @@ int ms_load_reuse(const char *table, struct ms_reuse *r)
 	ce = ms_table_col(&t, "events");
 	for (i = 0; ct >= 0 && cr >= 0 && ce >= 0 && i < t.nrows; i++)
 		if (!strcmp(ms_table_cell(&t, i, (size_t)ct), table) &&
-		    (!ms_parse_u64(ms_table_cell(&t, i, (size_t)cr), &r->rows) ||
-		     !ms_parse_u64(ms_table_cell(&t, i, (size_t)ce), &r->events)))
+		    (!ms_table_u64(&t, i, (size_t)cr, &r->rows) ||
+		     !ms_table_u64(&t, i, (size_t)ce, &r->events)))
 			memset(r, 0, sizeof(*r));
 	ms_table_free(&t);
 	return 0;

@@ -121,7 +121,7 @@ int ms_keyed_load(const char *file, const char *keycol, const char *labelcol,
 		struct ms_krow *row = &k->rows[k->n];
 
 		for (j = 0; j < nvals; j++)
-			if (!ms_parse_u64(ms_table_cell(&t, r, (size_t)vc[j]), &row->v[j]))
+			if (!ms_table_u64(&t, r, (size_t)vc[j], &row->v[j]))
 				break;
 		if (j < nvals) {
 			bad++;

@@ -714,12 +714,83 @@ static char **pool_close(struct pool *p)
 	return v;
 }
 
-/* A table: HEADER's names, then per ROW its cells as the file gives them. */
+/*
+ * A table: HEADER's names, then per ROW its cells as the file gives them,
+ * for printing, and the numbers and frames as the attributes give them:
+ * nothing is parsed back from the text.
+ */
 struct table_read {
 	struct pool p;
 	size_t ncols, nrows;
 	bool leak;		/* memleak's: unsigned columns */
+	struct cellv {
+		uint64_t v;
+		bool is_num;
+	} *cv;			/* a row's cells, in the pool's order */
+	size_t ncv, cvcap;
+	uint64_t *ip;		/* the rows' frames, one after another */
+	size_t nip, ipcap;
+	size_t *depth;		/* per row; SIZE_MAX: no stack column */
+	size_t depthcap;
 };
+
+/* A row's next cell: its text in the pool, and its number if it is one. */
+static void table_cell(struct table_read *r, bool is_num, uint64_t v, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void table_cell(struct table_read *r, bool is_num, uint64_t v, const char *fmt, ...)
+{
+	struct cellv *n;
+	char buf[32];
+	va_list ap;
+
+	if (r->ncv == r->cvcap) {
+		r->cvcap = r->cvcap ? r->cvcap * 2 : 256;
+		n = ms_reallocarray(r->cv, r->cvcap, sizeof(*n));
+		if (!n) {
+			r->p.bad = true;
+			return;
+		}
+		r->cv = n;
+	}
+	r->cv[r->ncv].v = v;
+	r->cv[r->ncv++].is_num = is_num;
+	va_start(ap, fmt);
+	if (!strcmp(fmt, "%s")) {
+		pool_add(&r->p, "%s", va_arg(ap, const char *));
+	} else {
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		pool_add(&r->p, "%s", buf);
+	}
+	va_end(ap);
+}
+
+static int grow_frames(struct table_read *r, size_t d)
+{
+	uint64_t *n;
+
+	if (r->nip + d <= r->ipcap)
+		return 0;
+	r->ipcap = (r->nip + d) * 2;
+	n = ms_reallocarray(r->ip, r->ipcap, sizeof(*n));
+	if (!n)
+		return -1;
+	r->ip = n;
+	return 0;
+}
+
+static int grow_depth(struct table_read *r)
+{
+	size_t *n;
+
+	if (r->nrows < r->depthcap)
+		return 0;
+	r->depthcap = r->depthcap ? r->depthcap * 2 : 64;
+	n = ms_reallocarray(r->depth, r->depthcap, sizeof(*n));
+	if (!n)
+		return -1;
+	r->depth = n;
+	return 0;
+}
 
 static void table_row(struct table_read *r, struct nlattr *row)
 {
@@ -732,9 +803,9 @@ static void table_row(struct table_read *r, struct nlattr *row)
 	int rem, n = 0;
 
 	if (pid && nla_len(pid) == sizeof(uint32_t))
-		pool_add(&r->p, "%" PRIu32, nla_get_u32(pid));
+		table_cell(r, true, nla_get_u32(pid), "%" PRIu32, nla_get_u32(pid));
 	if (name && nla_len(name) > 0 && !((char *)nla_data(name))[nla_len(name) - 1])
-		pool_add(&r->p, "%s", (char *)nla_data(name));
+		table_cell(r, false, 0, "%s", (char *)nla_data(name));
 	else
 		r->p.bad = true;
 	if (!cols) {
@@ -746,10 +817,10 @@ static void table_row(struct table_read *r, struct nlattr *row)
 			r->p.bad = true;
 			return;
 		}
-		if (r->leak)
-			pool_add(&r->p, "%" PRIu64, nla_get_u64(c));
+		if (r->leak || (int64_t)nla_get_u64(c) >= 0)
+			table_cell(r, true, nla_get_u64(c), "%" PRIu64, nla_get_u64(c));
 		else
-			pool_add(&r->p, "%" PRId64, (int64_t)nla_get_u64(c));
+			table_cell(r, false, 0, "%" PRId64, (int64_t)nla_get_u64(c));
 	}
 	depth = nest_get(row, MEMSCOPE_A_DEPTH);
 	if (depth) {
@@ -759,26 +830,29 @@ static void table_row(struct table_read *r, struct nlattr *row)
 			r->p.bad = true;
 			return;
 		}
-		pool_add(&r->p, "%zu", d);
+		table_cell(r, true, d, "%zu", d);
 		sf = open_memstream(&stack, &slen);
-		if (!sf) {
+		if (!sf || grow_frames(r, d)) {
+			if (sf)
+				fclose(sf);
+			free(stack);
 			r->p.bad = true;
 			return;
 		}
-		for (i = 0; i < d; i++) {
-			uint64_t f;
-
-			memcpy(&f, (char *)nla_data(frames) + i * sizeof(f), sizeof(f));
-			fprintf(sf, "%s0x%" PRIx64, i ? "," : "", f);
-		}
+		memcpy(r->ip + r->nip, nla_data(frames), d * sizeof(uint64_t));
+		for (i = 0; i < d; i++)
+			fprintf(sf, "%s0x%" PRIx64, i ? "," : "", r->ip[r->nip + i]);
+		r->nip += d;
 		if (fclose(sf))
 			r->p.bad = true;
-		pool_add(&r->p, "%s", d && stack ? stack : "-");
+		table_cell(r, false, 0, "%s", d && stack ? stack : "-");
 		free(stack);
 	}
-	if (r->p.n - first != r->ncols)
+	if (r->p.n - first != r->ncols || grow_depth(r)) {
 		r->p.bad = true;
-	r->nrows++;
+		return;
+	}
+	r->depth[r->nrows++] = depth ? d : SIZE_MAX;
 }
 
 static int read_table(struct nlattr *attrs, int len, void *arg)
@@ -815,6 +889,7 @@ static int read_table(struct nlattr *attrs, int len, void *arg)
 int ms_nl_load_table(const char *name, struct ms_rows *t, bool optional)
 {
 	struct table_read r = { .leak = !strncmp(name, "memleak", 7) };
+	size_t i, at = 0;
 	char **v;
 	int ret;
 
@@ -825,9 +900,14 @@ int ms_nl_load_table(const char *name, struct ms_rows *t, bool optional)
 	if (!ret && !r.ncols)
 		r.p.bad = true;
 	v = pool_close(&r.p);
-	if (ret || !v) {
+	if (!ret && r.ncv != r.nrows * r.ncols)
+		r.p.bad = true;
+	if (ret || !v || r.p.bad) {
 		free(v);
 		free(r.p.buf);
+		free(r.cv);
+		free(r.ip);
+		free(r.depth);
 		if (!ret)
 			ms_fail("the " WHERE " sent %s in a form this CLI does not know, check that the module version matches this CLI (`memscope status`)",
 				name);
@@ -838,15 +918,29 @@ int ms_nl_load_table(const char *name, struct ms_rows *t, bool optional)
 	t->cols = malloc(r.ncols * sizeof(*t->cols));
 	t->cells = malloc((r.nrows && r.ncols ? r.nrows * r.ncols : 1) * sizeof(*t->cells));
 	t->store = r.p.buf;
-	if (!t->cols || !t->cells) {
+	t->frames = r.ip;
+	if (!t->cols || !t->cells || ms_table_alloc_typed(t, r.nrows && r.depth[0] != SIZE_MAX)) {
 		free(v);
+		free(r.cv);
+		free(r.depth);
 		ms_table_free(t);
 		ms_fail("out of memory, free some memory");
 		return -1;
 	}
 	memcpy(t->cols, v, r.ncols * sizeof(*v));
 	memcpy(t->cells, v + r.ncols, r.nrows * r.ncols * sizeof(*v));
+	for (i = 0; i < r.ncv; i++) {
+		t->num[i] = r.cv[i].v;
+		t->is_num[i] = r.cv[i].is_num;
+	}
+	for (i = 0; t->stack && i < r.nrows; i++) {
+		t->stack[i].ip = r.ip + at;
+		t->stack[i].n = r.depth[i] == SIZE_MAX ? 0 : r.depth[i];
+		at += t->stack[i].n;
+	}
 	free(v);
+	free(r.cv);
+	free(r.depth);
 	return 0;
 }
 

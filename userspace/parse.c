@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Copyright (C) 2026 The memscope authors. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
 
-static void *xrealloc(void *p, size_t n, size_t size)
+void *ms_reallocarray(void *p, size_t n, size_t size)
 {
-	void *q;
-
 	if (size && n > SIZE_MAX / size)
 		return NULL;
-	q = realloc(p, n && size ? n * size : 1);
-	return q;
+	return realloc(p, n && size ? n * size : 1);
 }
 
 bool ms_parse_u64(const char *s, uint64_t *out)
@@ -231,7 +229,7 @@ int ms_parse_stats(const char *data, size_t len, struct ms_counters *st)
 			struct ms_counter *nv;
 
 			cap = cap ? cap * 2 : 64;
-			nv = xrealloc(st->v, cap, sizeof(*nv));
+			nv = ms_reallocarray(st->v, cap, sizeof(*nv));
 			if (!nv) {
 				diag_fail(&st->diag, "out of memory");
 				return -1;
@@ -334,7 +332,7 @@ int ms_parse_probes(const char *data, size_t len, struct ms_probe_lines *p)
 			struct ms_probe_line *nv;
 
 			cap = cap ? cap * 2 : 16;
-			nv = xrealloc(p->v, cap, sizeof(*nv));
+			nv = ms_reallocarray(p->v, cap, sizeof(*nv));
 			if (!nv) {
 				diag_fail(&p->diag, "out of memory");
 				return -1;
@@ -354,6 +352,66 @@ void ms_probes_free(struct ms_probe_lines *p)
 }
 
 /* --------------------------------------------------------------- tables */
+
+int ms_table_alloc_typed(struct ms_rows *t, bool stacks)
+{
+	size_t n = t->nrows * t->ncols;
+
+	t->num = calloc(n ? n : 1, sizeof(*t->num));
+	t->is_num = calloc(n ? n : 1, sizeof(*t->is_num));
+	if (stacks)
+		t->stack = calloc(t->nrows ? t->nrows : 1, sizeof(*t->stack));
+	return t->num && t->is_num && (!stacks || t->stack) ? 0 : -1;
+}
+
+/* "0x7f...,0x55..." or "-": the frames, as many as parse. */
+static size_t parse_frames(const char *s, uint64_t *ip, size_t max)
+{
+	size_t n = 0;
+	char *end;
+
+	while (n < max && s[0] == '0' && s[1] == 'x') {
+		errno = 0;
+		ip[n] = strtoull(s, &end, 16);
+		if (errno || end == s + 2 || (*end && *end != ','))
+			break;
+		n++;
+		if (!*end)
+			break;
+		s = end + 1;
+	}
+	return n;
+}
+
+/* The numbers of a table read from text, and its stacks: parsed once. */
+static int type_cells(struct ms_rows *t)
+{
+	int sc = ms_table_col(t, "stack");
+	size_t r, c, total = 0, at = 0;
+	const char *s;
+
+	if (ms_table_alloc_typed(t, sc >= 0))
+		return -1;
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++)
+			t->is_num[r * t->ncols + c] =
+				ms_parse_u64(t->cells[r * t->ncols + c], &t->num[r * t->ncols + c]);
+	if (sc < 0)
+		return 0;
+	for (r = 0; r < t->nrows; r++)
+		for (s = t->cells[r * t->ncols + (size_t)sc]; *s; s++)
+			total += *s == ',' || s == t->cells[r * t->ncols + (size_t)sc];
+	t->frames = calloc(total ? total : 1, sizeof(*t->frames));
+	if (!t->frames)
+		return -1;
+	for (r = 0; r < t->nrows; r++) {
+		t->stack[r].ip = t->frames + at;
+		t->stack[r].n = parse_frames(t->cells[r * t->ncols + (size_t)sc],
+					     t->frames + at, total - at);
+		at += t->stack[r].n;
+	}
+	return 0;
+}
 
 int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 {
@@ -423,7 +481,7 @@ int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 			char **nc;
 
 			cap = cap ? cap * 2 : 64;
-			nc = xrealloc(t->cells, cap, t->ncols * sizeof(char *));
+			nc = ms_reallocarray(t->cells, cap, t->ncols * sizeof(char *));
 			if (!nc) {
 				diag_fail(&t->diag, "out of memory");
 				return -1;
@@ -438,6 +496,10 @@ int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 	}
 	if (!t->ncols) {
 		diag_fail(&t->diag, len ? "no '#' header line naming the columns" : "empty file");
+		return -1;
+	}
+	if (type_cells(t)) {
+		diag_fail(&t->diag, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -460,10 +522,24 @@ const char *ms_table_cell(const struct ms_rows *t, size_t row, size_t col)
 	return t->cells[row * t->ncols + col];
 }
 
+bool ms_table_u64(const struct ms_rows *t, size_t row, size_t col, uint64_t *v)
+{
+	size_t i = row * t->ncols + col;
+
+	if (row >= t->nrows || col >= t->ncols || !t->is_num || !t->is_num[i])
+		return false;
+	*v = t->num[i];
+	return true;
+}
+
 void ms_table_free(struct ms_rows *t)
 {
 	free(t->cols);
 	free(t->cells);
+	free(t->num);
+	free(t->is_num);
+	free(t->stack);
+	free(t->frames);
 	free(t->store);
 	memset(t, 0, sizeof(*t));
 }
@@ -619,7 +695,7 @@ int ms_parse_ring(const char *data, size_t len, struct ms_records *ring)
 			struct ms_record *nv;
 
 			cap = cap ? cap * 2 : 16;
-			nv = xrealloc(ring->v, cap, sizeof(*nv));
+			nv = ms_reallocarray(ring->v, cap, sizeof(*nv));
 			if (!nv) {
 				ms_record_free(&rec);
 				free(l.store);
@@ -797,7 +873,7 @@ int ms_parse_evfmt(const char *data, size_t len, struct ms_evfmt *ef)
 			struct ms_evfmt_type *nt;
 
 			cap = cap ? cap * 2 : 8;
-			nt = xrealloc(ef->t, cap, sizeof(*nt));
+			nt = ms_reallocarray(ef->t, cap, sizeof(*nt));
 			if (!nt) {
 				free(t.f);
 				goto oom;

@@ -64,11 +64,27 @@ struct ms_probe_lines {
 	struct ms_diag diag;
 };
 
-/* A '#' header naming the columns, then rows of exactly that many fields. */
+/* A row's user stack: its frames, innermost first. */
+struct ms_frames {
+	const uint64_t *ip;
+	size_t n;
+};
+
+/*
+ * A '#' header naming the columns, then rows of exactly that many fields.
+ * Each cell is there as text and, where it is an unsigned number, as that
+ * number; a stack table's `stack` column is there as frames too.  Both
+ * doors fill these: the file's text is parsed once, here; netlink's
+ * attributes are taken as they are (nl.c).
+ */
 struct ms_rows {
 	char **cols;
 	size_t ncols;
 	char **cells;		/* nrows * ncols, unescaped */
+	uint64_t *num;		/* nrows * ncols: the cell's value, where is_num */
+	bool *is_num;
+	struct ms_frames *stack;	/* nrows, or NULL: no stack column */
+	uint64_t *frames;	/* what stack[] points into */
 	size_t nrows;
 	char *store;
 	struct ms_diag diag;
@@ -135,6 +151,8 @@ const struct ms_evfmt_type *ms_evfmt_type(const struct ms_evfmt *ef, const char 
 const struct ms_evfmt_field *ms_evfmt_field(const struct ms_evfmt_type *t, const char *name);
 void ms_evfmt_free(struct ms_evfmt *ef);
 
+/* realloc() of n elements of size, NULL if that overflows. */
+void *ms_reallocarray(void *p, size_t n, size_t size);
 bool ms_parse_u64(const char *s, uint64_t *out);
 bool ms_parse_i64(const char *s, int64_t *out);
 /* In-place seq_escape octal unescape; returns the new length. */
@@ -155,6 +173,10 @@ void ms_probes_free(struct ms_probe_lines *p);
 int ms_parse_table(const char *data, size_t len, struct ms_rows *t);
 int ms_table_col(const struct ms_rows *t, const char *name);
 const char *ms_table_cell(const struct ms_rows *t, size_t row, size_t col);
+/* A cell's value: false if it is not an unsigned number. */
+bool ms_table_u64(const struct ms_rows *t, size_t row, size_t col, uint64_t *v);
+/* Room for the typed cells of nrows * ncols, and the stacks if @stacks. */
+int ms_table_alloc_typed(struct ms_rows *t, bool stacks);
 void ms_table_free(struct ms_rows *t);
 
 int ms_parse_record(const char *line, size_t len, bool typed, struct ms_record *r);

@@ -857,9 +857,9 @@ static void sec_memleak(struct an_ctx *c, const struct an_snap *a, const struct 
 	for (i = 0; i < b->leak.nrows; i++) {
 		uint64_t bytes = 0, oldest = 0, allocs = 0;
 
-		ms_parse_u64(ms_table_cell(&b->leak, i, cb), &bytes);
-		ms_parse_u64(ms_table_cell(&b->leak, i, co), &oldest);
-		ms_parse_u64(ms_table_cell(&b->leak, i, ca), &allocs);
+		ms_table_u64(&b->leak, i, cb, &bytes);
+		ms_table_u64(&b->leak, i, co, &oldest);
+		ms_table_u64(&b->leak, i, ca, &allocs);
 		if (i < AN_TOP) {
 			open_json_object(NULL);
 			print_string(PRINT_ANY, "site", "   %-48s", ms_table_cell(&b->leak, i, cs));

@@ -291,12 +291,12 @@ static void prom_value(FILE *fp, uint64_t v, bool seconds)
 		fprintf(fp, "%llu\n", (unsigned long long)v);
 }
 
-/* A row's value in column c, 0 if it does not parse. */
+/* A row's value in column c, 0 if it is not a number. */
 static uint64_t cell_u64(const struct ms_rows *t, size_t row, size_t c)
 {
 	uint64_t v;
 
-	return ms_parse_u64(t->cells[row * t->ncols + c], &v) ? v : 0;
+	return ms_table_u64(t, row, c, &v) ? v : 0;
 }
 
 static const struct ms_rows *sort_table;

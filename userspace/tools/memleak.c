@@ -132,12 +132,12 @@ static void *leak_snapshot(void *ctx)
 		row->site = ms_table_cell(&s->t, r, (size_t)c[0]);
 		if (o->has_min_age) {
 			row->allocs = 1;
-			ok = ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[1]), &row->bytes) &&
-			     ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[2]), &row->oldest_ms);
+			ok = ms_table_u64(&s->t, r, (size_t)c[1], &row->bytes) &&
+			     ms_table_u64(&s->t, r, (size_t)c[2], &row->oldest_ms);
 		} else {
-			ok = ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[1]), &row->allocs) &&
-			     ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[2]), &row->bytes) &&
-			     ms_parse_u64(ms_table_cell(&s->t, r, (size_t)c[3]), &row->oldest_ms);
+			ok = ms_table_u64(&s->t, r, (size_t)c[1], &row->allocs) &&
+			     ms_table_u64(&s->t, r, (size_t)c[2], &row->bytes) &&
+			     ms_table_u64(&s->t, r, (size_t)c[3], &row->oldest_ms);
 		}
 		if (ok)		/* else a malformed row: parse.c's diag counts it */
 			s->n++;

@@ -364,23 +364,17 @@ static void append_frame(char **out, size_t *len, size_t *cap, const char *name)
 	(*out)[*len] = '\0';
 }
 
-static char *fold(int64_t pid, const char *comm, const char *stack, unsigned int depth)
+static char *fold(int64_t pid, const char *comm, const struct ms_frames *stack, size_t depth)
 {
-	uint64_t ip[MAX_FRAMES];
-	unsigned int n = 0, i;
+	const uint64_t *ip = stack ? stack->ip : NULL;
+	size_t n = stack ? stack->n : 0, len = 0, cap = 0, i;
 	struct proc_maps *pm = get_maps(pid);
-	size_t len = 0, cap = 0;
 	char *out = NULL, name[512];
-	const char *p = stack;
 
-	while (n < depth && n < MAX_FRAMES && *p && *p != '-') {
-		char *end;
-
-		ip[n++] = strtoull(p, &end, 16);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
+	if (n > depth)
+		n = depth;
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
 	/* The process's name, then the frames from the outermost in. */
 	cap = strlen(comm) + 64;
 	out = ms_xcalloc(cap, 1);
@@ -446,8 +440,9 @@ static void *snap_take(void *p)
 		uint64_t pid, depth;
 		char *key;
 
-		if (!ms_parse_u64(cell[cpid], &pid) || !ms_parse_u64(cell[ccount], &r->count) ||
-		    !ms_parse_u64(cell[cdepth], &depth))
+		if (!ms_table_u64(&t, i, (size_t)cpid, &pid) ||
+		    !ms_table_u64(&t, i, (size_t)ccount, &r->count) ||
+		    !ms_table_u64(&t, i, (size_t)cdepth, &depth))
 			continue;
 		if (c->o->has_pid && (int64_t)pid != c->o->pid)
 			continue;
@@ -459,7 +454,7 @@ static void *snap_take(void *p)
 		r->key = key;
 		r->pid = pid;
 		r->depth = depth;
-		r->folded = fold(pid, cell[ccomm], cell[cstack], depth);
+		r->folded = fold(pid, cell[ccomm], t.stack ? &t.stack[i] : NULL, depth);
 		s->n++;
 	}
 	ms_table_free(&t);

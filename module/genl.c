@@ -626,7 +626,8 @@ static bool ms_genl_live;		/* the sender may run */
 static struct ms_cursor ms_genl_cursor;	/* the sender's place in the stream */
 
 /*
- * A record's fields as attributes, from its description (fields.c): an
+ * A record as attributes, from its description (fields.c): NAME, its
+ * type's name (events_format's), then its fields: an
  * integer as a u32 or a u64, a bool as a flag, absent for 0, a name as a
  * string; a value that is not known (its line's "-") has no attribute.
  */
@@ -637,6 +638,8 @@ int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, cons
 	u64 v;
 	int err;
 
+	if (nla_put_string(skb, MEMSCOPE_A_NAME, d->name))
+		return -EMSGSIZE;
 	for (f = d->fields; f < d->fields + d->nr_fields; f++) {
 		if (!f->nla || !ms_field_present(d, f, rec))
 			continue;

@@ -533,6 +533,7 @@ static bool ms_leak_report_row(const struct ms_leak_snap *snap, unsigned int i,
 	/* A few hundred bytes, not a page: up to ten of them wait in each listener. */
 	err = ms_genl_notify(MS_GENL_MEMLEAK, MEMSCOPE_CMD_EVENT_MEMLEAK,
 			     nla_total_size(strlen(m->line) + 1) + nla_total_size(strlen(m->site) + 1) +
+			     nla_total_size(strlen(ms_leak_report_desc.name) + 1) +
 			     5 * (nla_total_size(sizeof(u64)) + nla_total_size(0)) +
 			     nla_total_size(sizeof(u32)),
 			     ms_leak_msg_fill, m);

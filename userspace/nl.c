@@ -1232,17 +1232,90 @@ struct ms_nl_stream {
 	const struct ms_evfmt *format;	/* how to render events; NULL: use LINE */
 };
 
+/*
+ * A message's event type is its NAME.  Modules from before NAME was sent
+ * with each event name it by the command alone, as these four, which are
+ * all they have: a new group needs no line here.
+ */
 static const struct {
-	const char *group;
 	uint8_t cmd;
-	const char *type;	/* as the events file names it */
-} ms_groups[] = {
-	{ MEMSCOPE_MCGRP_OOM, MEMSCOPE_CMD_EVENT_OOM, "oom" },
-	{ MEMSCOPE_MCGRP_RECLAIM, MEMSCOPE_CMD_EVENT_RECLAIM, "direct_reclaim" },
-	{ MEMSCOPE_MCGRP_COMPACTION, MEMSCOPE_CMD_EVENT_COMPACTION, "compaction" },
-	/* No events file has these: memleak's reports, a message per site. */
-	{ MEMSCOPE_MCGRP_MEMLEAK, MEMSCOPE_CMD_EVENT_MEMLEAK, "memleak" },
+	const char *type;
+} ms_unnamed_events[] = {
+	{ MEMSCOPE_CMD_EVENT_OOM, "oom" },
+	{ MEMSCOPE_CMD_EVENT_RECLAIM, "direct_reclaim" },
+	{ MEMSCOPE_CMD_EVENT_COMPACTION, "compaction" },
+	{ MEMSCOPE_CMD_EVENT_MEMLEAK, "memleak" },
 };
+
+/* The family's multicast groups, as the controller lists them. */
+struct groups {
+	int id[32];
+	char name[32][GENL_NAMSIZ];
+	size_t n;
+	bool bad;
+};
+
+static int read_groups(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *g = genlmsg_hdr(nlmsg_hdr(msg));
+	struct nlattr *tb[CTRL_ATTR_MAX + 1], *grp, *ga[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	struct groups *gs = arg;
+	int rem;
+
+	if (nla_parse(tb, CTRL_ATTR_MAX, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), NULL))
+		return NL_SKIP;
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return NL_SKIP;
+	nla_for_each_nested(grp, tb[CTRL_ATTR_MCAST_GROUPS], rem) {
+		if (nla_parse_nested(ga, CTRL_ATTR_MCAST_GRP_MAX, grp, NULL) ||
+		    !ga[CTRL_ATTR_MCAST_GRP_ID] || !ga[CTRL_ATTR_MCAST_GRP_NAME] ||
+		    gs->n == sizeof(gs->id) / sizeof(gs->id[0])) {
+			gs->bad = true;
+			continue;
+		}
+		gs->id[gs->n] = (int)nla_get_u32(ga[CTRL_ATTR_MCAST_GRP_ID]);
+		nla_strlcpy(gs->name[gs->n], ga[CTRL_ATTR_MCAST_GRP_NAME], GENL_NAMSIZ);
+		gs->n++;
+	}
+	return NL_OK;
+}
+
+static int family_groups(struct groups *gs)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_msg *msg = nlmsg_alloc();
+	int err = -NLE_NOMEM;
+
+	memset(gs, 0, sizeof(*gs));
+	if (!sk || !msg)
+		goto out;
+	err = genl_connect(sk);
+	if (err < 0)
+		goto out;
+	nl_socket_enable_msg_peek(sk);
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0,
+			 CTRL_CMD_GETFAMILY, 1) ||
+	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, MEMSCOPE_GENL_NAME) < 0) {
+		err = -NLE_NOMEM;
+		goto out;
+	}
+	err = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, read_groups, gs);
+	if (err >= 0)
+		err = nl_send_auto(sk, msg);
+	if (err >= 0)
+		err = nl_recvmsgs_default(sk);
+	if (err >= 0)
+		err = nl_wait_for_ack(sk);
+out:
+	nlmsg_free(msg);
+	nl_socket_free(sk);
+	if (err < 0)
+		ms_fail("cannot list the " WHERE "'s groups: %s, check that the module is still loaded",
+			nl_geterror(err));
+	else if (gs->bad)
+		ms_fail("the " WHERE "'s groups are not as this CLI knows them, check that the module version matches this CLI (`memscope status`)");
+	return err < 0 || gs->bad ? -1 : 0;
+}
 
 static int load_dropped(uint64_t *v)
 {
@@ -1258,7 +1331,8 @@ static int load_dropped(uint64_t *v)
 int ms_nl_stream_open(struct ms_nl_stream **out)
 {
 	struct ms_nl_stream *s = calloc(1, sizeof(*s));
-	int grp, one = 1, rcvbuf = 1 << 20, ret = -1;
+	int one = 1, rcvbuf = 1 << 20, ret = -1;
+	struct groups gs;
 	size_t i;
 
 	*out = NULL;
@@ -1277,40 +1351,33 @@ int ms_nl_stream_open(struct ms_nl_stream **out)
 		goto fail;
 	nl_socket_disable_seq_check(s->sk);
 	s->fd = nl_socket_get_fd(s->sk);
-	for (i = 0; i < sizeof(ms_groups) / sizeof(ms_groups[0]); i++) {
-		grp = genl_ctrl_resolve_grp(s->sk, MEMSCOPE_GENL_NAME, ms_groups[i].group);
-		/*
-		 * None at all: this kernel cannot keep groups to CAP_SYS_ADMIN,
-		 * so the module registers none (docs/netlink.md).  The caller
-		 * reads the events file; a command tells first whether this
-		 * caller may read the family at all, so that a refusal is said
-		 * in netlink's words, as where the groups exist.
-		 */
-		if (grp == -NLE_OBJ_NOTFOUND && i == 0) {
-			if (nl_get(MEMSCOPE_CMD_GET_STATS, NULL, false, ignore_reply, NULL, false))
-				goto fail;
-			ret = 1;
+	if (family_groups(&gs))
+		goto fail;
+	/*
+	 * None at all: this kernel cannot keep groups to CAP_SYS_ADMIN, so
+	 * the module registers none (docs/netlink.md).  The caller reads the
+	 * events file; a command tells first whether this caller may read the
+	 * family at all, so that a refusal is said in netlink's words, as
+	 * where the groups exist.
+	 */
+	if (!gs.n) {
+		if (nl_get(MEMSCOPE_CMD_GET_STATS, NULL, false, ignore_reply, NULL, false))
 			goto fail;
-		}
-		if (grp == -NLE_OBJ_NOTFOUND) {
-			ms_fail("the " WHERE " has no group \"%s\" but has others: check that the module version matches this CLI (`memscope status`)",
-				ms_groups[i].group);
-			goto fail;
-		}
-		if (grp < 0) {
-			ms_fail("cannot look up the " WHERE "'s group \"%s\": %s, check that the module is still loaded",
-				ms_groups[i].group, nl_geterror(grp));
-			goto fail;
-		}
-		if (setsockopt(s->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp))) {
+		ret = 1;
+		goto fail;
+	}
+	/* Every group: each event says its type (NAME), events_format the rest. */
+	for (i = 0; i < gs.n; i++) {
+		if (setsockopt(s->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &gs.id[i],
+			       sizeof(gs.id[i]))) {
 			if (errno == EPERM || errno == EACCES) {
 				char what[64];
 
-				snprintf(what, sizeof(what), "joining group \"%s\"", ms_groups[i].group);
+				snprintf(what, sizeof(what), "joining group \"%s\"", gs.name[i]);
 				fail_perm(what);
 			} else {
 				ms_fail("cannot join the " WHERE "'s group \"%s\": %s",
-					ms_groups[i].group, strerror(errno));
+					gs.name[i], strerror(errno));
 			}
 			goto fail;
 		}
@@ -1504,21 +1571,24 @@ static int event_record(struct ms_nl_stream *s, struct nlmsghdr *h, uint64_t *se
 	if (h->nlmsg_type != s->family || !genlmsg_valid_hdr(h, 0))
 		return 0;
 	m.g = genlmsg_hdr(h);
-	for (i = 0; i < sizeof(ms_groups) / sizeof(ms_groups[0]); i++)
-		if (ms_groups[i].cmd == m.g->cmd)
-			type = ms_groups[i].type;
-	if (!type)
-		return 0;
 	*has_seq = false;
 	nla_for_each_attr(a, genlmsg_attrdata(m.g, 0), genlmsg_attrlen(m.g, 0), rem) {
 		if (nla_type(a) == MEMSCOPE_A_LINE && nla_len(a) > 0 &&
 		    !((char *)nla_data(a))[nla_len(a) - 1])
 			fields = nla_data(a);
+		else if (nla_type(a) == MEMSCOPE_A_NAME && nla_len(a) > 0 &&
+			 !((char *)nla_data(a))[nla_len(a) - 1])
+			type = nla_data(a);
 		else if (nla_type(a) == MEMSCOPE_A_SEQ && nla_len(a) == sizeof(uint64_t)) {
 			*seq = nla_get_u64(a);
 			*has_seq = true;
 		}
 	}
+	for (i = 0; !type && i < sizeof(ms_unnamed_events) / sizeof(ms_unnamed_events[0]); i++)
+		if (ms_unnamed_events[i].cmd == m.g->cmd)
+			type = ms_unnamed_events[i].type;
+	if (!type)
+		return 0;
 	m.t = ms_evfmt_type(s->format, type);
 	if (m.t)
 		return record_of(rec, type, fill_event, &m) ? -1 : 1;

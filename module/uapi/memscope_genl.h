@@ -56,7 +56,7 @@ enum memscope_cmd {
 enum memscope_attr {
 	MEMSCOPE_A_UNSPEC,
 	MEMSCOPE_A_PAD,
-	MEMSCOPE_A_NAME,		/* string: a stat, probe, table or hist */
+	MEMSCOPE_A_NAME,		/* string: a stat, probe, table or hist; an event's type */
 	MEMSCOPE_A_VALUE,		/* u64: a stat's value */
 	MEMSCOPE_A_STAT,		/* nest: NAME, VALUE */
 	MEMSCOPE_A_PROBE,		/* nest: NAME, TARGET, STATE, HITS, MISSED */

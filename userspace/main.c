@@ -12,77 +12,39 @@
 
 static int cmd_help(const struct ms_opts *o);
 
-/* Order matters: a prefix picks the first match, as in ip(8). */
-static const struct ms_tool tools[] = {
-	{ "status", cmd_status, 0,
-	  "status",
-	  "module version, kernel, and each probe's state, hits and misses" },
-	{ "faults", cmd_faults, OPT_PID | OPT_CGROUP | OPT_HIST | OPT_STACKS | OPT_KEPT | OPT_INTERVAL,
-	  "faults [-p PID | -c CGROUP] [--hist | --stacks [--kept]] [INTERVAL [COUNT]]",
-	  "page faults by process (-c: by cgroup), totals by class, latency histogram; --stacks: by user stack, folded (turns faultstacks on while it runs)" },
-	{ "ffaults", cmd_ffaults, OPT_INTERVAL,
-	  "ffaults [INTERVAL [COUNT]]",
-	  "page faults by file name" },
-	{ "swapin", cmd_swapin, OPT_PID | OPT_CGROUP | OPT_RESIDENCY | OPT_INTERVAL,
-	  "swapin [-p PID | -c CGROUP] [--residency] [INTERVAL [COUNT]]",
-	  "swap-ins (pages) by process; --residency: how long pages stayed in swap, by owner, and a histogram" },
-	{ "hfaults", cmd_hfaults, OPT_PID | OPT_INTERVAL,
-	  "hfaults [-p PID] [INTERVAL [COUNT]]",
-	  "hugetlb faults by process" },
-	{ "oomkill", cmd_oomkill, OPT_LAST,
-	  "oomkill [--last]",
-	  "OOM kills as they happen (--last: the recent ones)" },
-	{ "drsnoop", cmd_drsnoop, OPT_PID | OPT_LAST | OPT_MEMCG,
-	  "drsnoop [-T] [-p PID] [--memcg] [--last]",
-	  "each direct reclaim with its latency and pages (--memcg: memcg reclaims too)" },
-	{ "vmscan", cmd_vmscan, OPT_INTERVAL,
-	  "vmscan [INTERVAL [COUNT]]",
-	  "reclaim time per interval, then latency histograms" },
-	{ "shrinkers", cmd_shrinkers, OPT_INTERVAL,
-	  "shrinkers [INTERVAL [COUNT]]",
-	  "shrink_slab time and objects freed by shrinker" },
-	{ "compact", cmd_compact, OPT_HIST | OPT_INTERVAL,
-	  "compact [--hist] [INTERVAL [COUNT]]",
-	  "compactions and their time, recent events, histogram" },
-	{ "memleak", cmd_memleak, OPT_TOP | OPT_MIN_AGE | OPT_KEPT | OPT_INTERVAL,
-	  "memleak [-o MIN_AGE_MS] [--top N] [--kept] [INTERVAL [COUNT]]",
-	  "outstanding slab allocations by call site (turns memleak on while it runs)" },
-	{ "slabtop", cmd_slabtop, OPT_TOP | OPT_KEPT | OPT_INTERVAL,
-	  "slabtop [--top N] [--kept] [INTERVAL [COUNT]]",
-	  "kmem_cache allocations and frees by cache, most allocations first (turns slabtop on while it runs)" },
-	{ "mmapsnoop", cmd_mmapsnoop, OPT_PID | OPT_LAST | OPT_KEPT,
-	  "mmapsnoop [-T] [-p PID] [--last] [--kept]",
-	  "each mmap() with its size, protection, flags and file (turns mmapsnoop on while it runs)" },
-	{ "shmsnoop", cmd_shmsnoop, OPT_PID | OPT_LAST | OPT_KEPT,
-	  "shmsnoop [-T] [-p PID] [--last] [--kept]",
-	  "each shmget, shmat, shmdt and shmctl call (turns shmsnoop on while it runs)" },
-	{ "brkstack", cmd_brkstack, OPT_PID | OPT_KEPT | OPT_INTERVAL,
-	  "brkstack [-p PID] [--kept] [INTERVAL [COUNT]]",
-	  "brk() calls by user stack, folded for flame graphs (turns brkstack on while it runs)" },
-	{ "flamegraph", cmd_flamegraph, OPT_FILE | OPT_TITLE,
-	  "flamegraph [--title TEXT] [FILE]",
-	  "folded stacks (FILE or standard input) to an SVG flame graph on standard output" },
-	{ "top", cmd_top, OPT_DELAY | OPT_INTERVAL,
-	  "top [-d SECONDS] [INTERVAL [COUNT]]",
-	  "live dashboard of memory rates (q quits)" },
-	{ "pmap", cmd_pmap, OPT_PID | OPT_MAP | OPT_DELAY | OPT_INTERVAL | OPT_INTERACTIVE,
-	  "pmap -p PID [--map ADDRESS] [-i] [-d SECONDS | INTERVAL [COUNT]]",
-	  "per mapping: resident, swapped, dirty, anonymous, file, THP, KSM and zero-page KiB; --map: one mapping page by page (root for THP, KSM, zero page); -i: the page map on the terminal, cursor, zoom and each page's detail and bytes" },
-	{ "analyze", cmd_analyze, OPT_INTERVAL,
-	  "analyze [DURATION]",
-	  "the book's memory analysis (7.1.3) over DURATION seconds (default 10): OOM kills, swap, free memory and PSI, processes, files, stalls, leaks, with findings" },
-	{ "export", cmd_export, OPT_PROM | OPT_TOP | OPT_TEXTFILE,
-	  "export [--prometheus] [--top N] [--textfile DIR]",
-	  "every counter, histogram and table (top N rows, default 20) in Prometheus text format; --textfile: into DIR/memscope.prom, atomically" },
-	{ "monitor", cmd_monitor, 0,
-	  "monitor",
-	  "every OOM kill, direct reclaim and compaction as it happens, and how many were lost, from the netlink groups (the events file where the kernel has none, or with --dir)" },
-	{ "help", cmd_help, 0,
-	  "help [TOOL]",
-	  "this text, or one tool's usage" },
-};
+/*
+ * The tools, each described in its own file (MS_TOOL() in memscope.h),
+ * in the order help lists them and a prefix picks the first match in.
+ */
+static const struct ms_tool **tools;
+static size_t ntools;
 
-#define NTOOLS (sizeof(tools) / sizeof(tools[0]))
+/* The linker's bounds of the section MS_TOOL() fills. */
+extern const struct ms_tool __start_ms_tools[], __stop_ms_tools[];
+
+static int by_order(const void *a, const void *b)
+{
+	const struct ms_tool *x = *(const struct ms_tool *const *)a;
+	const struct ms_tool *y = *(const struct ms_tool *const *)b;
+
+	if (x->topic != y->topic)
+		return x->topic < y->topic ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The section holds them in link order, the files' (alphabetical): sort them. */
+static void load_tools(void)
+{
+	const struct ms_tool *t;
+
+	ntools = __stop_ms_tools - __start_ms_tools;
+	tools = ms_xcalloc(ntools, sizeof(*tools));
+	for (t = __start_ms_tools; t < __stop_ms_tools; t++)
+		tools[t - __start_ms_tools] = t;
+	qsort(tools, ntools, sizeof(*tools), by_order);
+}
 
 static const char *help_tool;
 
@@ -374,21 +336,21 @@ static void usage_all(FILE *fp)
 			       d->arg ? " " : "", d->arg ? d->arg : "");
 	}
 	fprintf(fp, " }\n       TOOL := {");
-	for (i = 0, col = 15; i < NTOOLS; i++) {
-		if (tools[i].run == cmd_help)
+	for (i = 0, col = 15; i < ntools; i++) {
+		if (tools[i]->run == cmd_help)
 			continue;
-		if (col + strlen(tools[i].name) > 70) {
+		if (col + strlen(tools[i]->name) > 70) {
 			fprintf(fp, " |\n                ");
 			col = 15;
 		}
-		col += fprintf(fp, "%s%s", col > 15 ? " | " : " ", tools[i].name);
+		col += fprintf(fp, "%s%s", col > 15 ? " | " : " ", tools[i]->name);
 	}
 	fprintf(fp, " }\n"
 		    "       INTERVAL := seconds between reports (deltas); none: one cumulative report\n"
 		    "       COUNT := number of reports; none: until Ctrl-C\n"
 		    "\n");
-	for (i = 0; i < NTOOLS; i++)
-		fprintf(fp, "  %-44s %s\n", tools[i].usage, tools[i].summary);
+	for (i = 0; i < ntools; i++)
+		fprintf(fp, "  %-44s %s\n", tools[i]->usage, tools[i]->summary);
 	fprintf(fp,
 		"\nFiles are read from %s (or %s, --dir DIR, MEMSCOPE_DIR);\n"
 		"--netlink (or MEMSCOPE_NETLINK=1) reads the module's netlink family instead.\n"
@@ -422,9 +384,9 @@ static int cmd_help(const struct ms_opts *o)
 
 	(void)o;
 	if (help_tool) {
-		for (i = 0; i < NTOOLS; i++) {
-			if (!strncmp(tools[i].name, help_tool, strlen(help_tool))) {
-				usage_tool(stdout, &tools[i]);
+		for (i = 0; i < ntools; i++) {
+			if (!strncmp(tools[i]->name, help_tool, strlen(help_tool))) {
+				usage_tool(stdout, tools[i]);
 				return 0;
 			}
 		}
@@ -435,18 +397,23 @@ static int cmd_help(const struct ms_opts *o)
 	return 0;
 }
 
+MS_TOOL(help,
+	.topic = MS_TOPIC_HELP, .rank = 10,
+	.usage = "help [TOOL]",
+	.summary = "this text, or one tool's usage");
+
 static const struct ms_tool *find_tool(const char *name)
 {
 	size_t i, n = strlen(name);
 
 	if (n == 0)
 		return NULL;
-	for (i = 0; i < NTOOLS; i++)
-		if (!strcmp(tools[i].name, name))
-			return &tools[i];
-	for (i = 0; i < NTOOLS; i++)
-		if (!strncmp(tools[i].name, name, n))
-			return &tools[i];
+	for (i = 0; i < ntools; i++)
+		if (!strcmp(tools[i]->name, name))
+			return tools[i];
+	for (i = 0; i < ntools; i++)
+		if (!strncmp(tools[i]->name, name, n))
+			return tools[i];
 	return NULL;
 }
 
@@ -471,8 +438,8 @@ static int complete(int argc, char **argv)
 	size_t i;
 
 	if (argc < 3) {
-		for (i = 0; i < NTOOLS; i++)
-			printf("%s\n", tools[i].name);
+		for (i = 0; i < ntools; i++)
+			printf("%s\n", tools[i]->name);
 		return 0;
 	}
 	if (argv[2][0] != '-') {
@@ -625,6 +592,7 @@ int main(int argc, char **argv)
 	const char *dir;
 	int r;
 
+	load_tools();
 	if (argc > 1 && !strcmp(argv[1], "__complete"))
 		return complete(argc, argv);
 	r = parse_args(argc, argv, &o, &tool);
@@ -664,22 +632,17 @@ int main(int argc, char **argv)
 
 		o.netlink = env && *env && strcmp(env, "0");
 	}
-	/* Needs no module: it reads what a tool printed. */
-	if (tool->run == cmd_flamegraph)
-		return cmd_flamegraph(&o) ? 1 : 0;
-	ms_signals_init();
-	/* Needs no module: it reads /proc. */
-	if (tool->run == cmd_pmap)
-		return cmd_pmap(&o) ? 1 : 0;
-	/* monitor reads the groups, or with --dir that directory's events. */
-	if ((o.netlink || (tool->run == cmd_monitor && !dir)) && ms_nl_use())
+	if (!(tool->flags & MS_TOOL_NO_SIGNALS))
+		ms_signals_init();
+	if (tool->flags & MS_TOOL_NO_MODULE)
+		return tool->run(&o) ? 1 : 0;
+	if ((o.netlink || ((tool->flags & MS_TOOL_NETLINK_FIRST) && !dir)) && ms_nl_use())
 		return 1;
-	/* Uses the module when it is there, and says what it missed when not. */
-	if (tool->run == cmd_analyze)
-		return cmd_analyze(&o) ? 1 : 0;
+	if (tool->flags & MS_TOOL_MODULE_OPTIONAL)
+		return tool->run(&o) ? 1 : 0;
 	if (!ms_nl_on() && ms_locate_dir(dir))
 		return 1;
-	if (tool->run != cmd_status && ms_check_format())
+	if (!(tool->flags & MS_TOOL_ANY_FORMAT) && ms_check_format())
 		return 1;
 	return tool->run(&o) ? 1 : 0;
 }

@@ -23,7 +23,7 @@
 #define MS_PROCFS_DIR	"/proc/memscope"
 #define MS_MAX_FILE	(64u << 20)	/* larger than any file the module makes */
 
-/* Options after the tool name; which ones a tool accepts is in its table entry. */
+/* Options after the tool name; which ones a tool accepts is in its MS_TOOL(). */
 enum {
 	OPT_PID		= 1 << 0,
 	OPT_HIST	= 1 << 1,
@@ -76,13 +76,73 @@ struct ms_opts {
 	bool netlink;		/* --netlink: the module's netlink family, not its files */
 };
 
+/*
+ * A tool describes itself once, in its own file, with MS_TOOL(): main.c
+ * finds every description in the ms_tools section and drives parsing,
+ * usage, `memscope __complete` (the shell completion) and the setup
+ * before the tool runs from them.  Nothing else names a tool.
+ *
+ * The order is the topic's, then the rank's within it (then the name's):
+ * help lists the tools in it, and a prefix picks the first tool it
+ * matches in it, as in ip(8) ("s" is status, "sh" shrinkers), so a new
+ * tool's topic and rank decide which abbreviations stay with the old
+ * ones.  Ranks go in tens, to leave room.
+ */
+enum ms_topic {
+	MS_TOPIC_STATUS,	/* the module itself */
+	MS_TOPIC_FAULTS,	/* page faults and swap-ins */
+	MS_TOPIC_PRESSURE,	/* OOM kills, reclaim, shrinkers, compaction */
+	MS_TOPIC_ALLOC,		/* slab allocations */
+	MS_TOPIC_CALLS,		/* system calls and user stacks, and their flame graphs */
+	MS_TOPIC_VIEWS,		/* views over the families: dashboard, maps, reports, export */
+	MS_TOPIC_HELP,		/* help itself, last */
+};
+
+/*
+ * What main.c sets up before it runs a tool; 0: the module, by its files
+ * or netlink, in the format this CLI reads (MS_FORMAT).
+ */
+enum {
+	MS_TOOL_ANY_FORMAT	= 1 << 0,	/* runs whatever the module's format: status says it */
+	MS_TOOL_MODULE_OPTIONAL	= 1 << 1,	/* finds the module itself, and says what it missed */
+	MS_TOOL_NO_MODULE	= 1 << 2,	/* reads no module: no --netlink, no directory */
+	MS_TOOL_NO_SIGNALS	= 1 << 3,	/* Ctrl-C ends it at once, as it ends cat */
+	MS_TOOL_NETLINK_FIRST	= 1 << 4,	/* the netlink family unless --dir, not the files */
+};
+
 struct ms_tool {
 	const char *name;
 	int (*run)(const struct ms_opts *o);
-	unsigned int opts;
+	enum ms_topic topic;
+	unsigned int rank;
+	unsigned int opts;	/* the OPT_ bits of the options it takes */
+	unsigned int flags;	/* MS_TOOL_ */
 	const char *usage;	/* the grammar after "memscope [OPTIONS] name" */
 	const char *summary;
 };
+
+/*
+ * MS_TOOL(name, .topic = ..., .rank = ..., ...): the tool "name", run by
+ * cmd_name() (defined above it in its file), and the rest of its struct
+ * ms_tool, in the section main.c walks as an array from __start_ms_tools
+ * to __stop_ms_tools.  The explicit alignment keeps the compiler from
+ * padding between them (GCC aligns large objects to 32 bytes on x86-64).
+ * "used" keeps a description through LTO.  GNU ld and gold keep a section
+ * that __start_ and __stop_ symbols name; lld's --gc-sections (13 on) only
+ * one marked retain, which the Makefile turns on (MS_HAVE_RETAIN) where
+ * the compiler and assembler take it.
+ */
+#ifdef MS_HAVE_RETAIN
+#define MS_TOOL_KEEP used, retain
+#else
+#define MS_TOOL_KEEP used
+#endif
+#define MS_TOOL(tname, ...)						\
+	static const struct ms_tool ms_tool_##tname				\
+	__attribute__((MS_TOOL_KEEP, section("ms_tools"),			\
+		       aligned(sizeof(void *)))) = {				\
+		.name = #tname, .run = cmd_##tname, __VA_ARGS__		\
+	}
 
 /* dir.c: where the files are, reading them, and saying why we can't */
 int ms_locate_dir(const char *cli_dir);
@@ -245,29 +305,8 @@ int ms_hist_median_slot(const struct ms_buckets *h);
 /* tools/oomkill.c: BCC's two-line OOM kill report (also used by top) */
 void ms_print_oom(const struct ms_record *r);
 
-/* the tools, one file each in tools/ */
-int cmd_status(const struct ms_opts *o);
-int cmd_faults(const struct ms_opts *o);
-int cmd_ffaults(const struct ms_opts *o);
-int cmd_swapin(const struct ms_opts *o);
-int cmd_hfaults(const struct ms_opts *o);
-int cmd_oomkill(const struct ms_opts *o);
-int cmd_drsnoop(const struct ms_opts *o);
-int cmd_mmapsnoop(const struct ms_opts *o);
-int cmd_shmsnoop(const struct ms_opts *o);
+/* tools/ustack.c: faults --stacks */
 int cmd_fault_stacks(const struct ms_opts *o);
-int cmd_brkstack(const struct ms_opts *o);
-int cmd_flamegraph(const struct ms_opts *o);
-int cmd_vmscan(const struct ms_opts *o);
-int cmd_memleak(const struct ms_opts *o);
-int cmd_slabtop(const struct ms_opts *o);
-int cmd_shrinkers(const struct ms_opts *o);
-int cmd_compact(const struct ms_opts *o);
-int cmd_top(const struct ms_opts *o);
-int cmd_export(const struct ms_opts *o);
-int cmd_pmap(const struct ms_opts *o);
-int cmd_analyze(const struct ms_opts *o);
-int cmd_monitor(const struct ms_opts *o);
 
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;

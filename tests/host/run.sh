@@ -113,11 +113,18 @@ fi
 # ------------------------------------------------------- usage and dispatch
 t_version() { ms --version; rc_is 0 && has "memscope $(cat "$ROOT/VERSION")"; }
 t "--version prints the VERSION file" t_version
-t_help() { ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]" &&
-	for tool in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top pmap analyze export; do
+# The tools are the ones that describe themselves (MS_TOOL()): whatever
+# `memscope __complete` lists, each once.
+t_help() {
+	local tools dups
+	tools=$("$M" __complete) && [ -n "$tools" ] || { echo "__complete lists no tools"; return 1; }
+	dups=$(sort <<< "$tools" | uniq -d)
+	[ -z "$dups" ] || { echo "tools described twice: $dups"; return 1; }
+	ms help; rc_is 0 && has "Usage: memscope [OPTIONS] TOOL [ARGS] [INTERVAL [COUNT]]" &&
+	for tool in $tools; do
 		has "  $tool" || return 1
 	done; }
-t "help lists every tool in grammar style" t_help
+t "help lists every tool in grammar style, each once" t_help
 t_tool_help() { ms faults -h; rc_is 0 && has "Usage: memscope [OPTIONS] faults [-p PID | -c CGROUP] [--hist | --stacks [--kept]] [INTERVAL [COUNT]]"; }
 t "TOOL -h prints that tool's usage" t_tool_help
 t_prefix() { ms "${B[@]}" vm; rc_is 0 && has "TIME         S-SLABms  D-RECLAIMms  M-RECLAIMms KSWAPD WRITEPAGE"; }
@@ -879,15 +886,14 @@ t_man() {
 	if command -v groff >/dev/null; then
 		w=$(groff -man -ww -z "$man" 2>&1); [ -z "$w" ] || { echo "$w"; return 1; }
 	fi
-	for word in status faults ffaults swapin hfaults oomkill drsnoop vmscan shrinkers compact memleak slabtop top export \
-		pmap kpageflags \\-\\-map \\-\\-interactive kpagecount analyze PSI mmapsnoop shmsnoop brkstack flamegraph \\-\\-stacks faults_by_stack brk_by_stack \\-\\-residency swap_residency_by_pid swap_residency_ns \
+	for word in kpageflags \\-\\-map \\-\\-interactive kpagecount PSI \\-\\-stacks faults_by_stack brk_by_stack \\-\\-residency swap_residency_by_pid swap_residency_ns \
 		S\\-SLABms D\\-RECLAIMms M\\-RECLAIMms KSWAPD WRITEPAGE "LAT(ms)" PAGES FREED \
 		faults_by_pid faults_by_file swapins_by_pid hugetlb_by_pid probes stats events control \
 		fault_latency_ns compaction_ns MEMSCOPE_DIR; do
 		grep -qF -- "$word" "$man" || { echo "memscope.8 does not mention $word"; return 1; }
 	done
 }
-t "man page renders cleanly and names every tool, column and file" t_man
+t "man page renders cleanly and names every column and file" t_man
 t_completion() { PATH=$ROOT/userspace:$PATH bash -c 'source "$1"
 	COMP_WORDS=(memscope vm); COMP_CWORD=1; _memscope; echo "${COMPREPLY[@]}"
 	COMP_WORDS=(memscope -j faults --h); COMP_CWORD=3; _memscope; echo "${COMPREPLY[@]}"
@@ -899,17 +905,19 @@ t_completion() { PATH=$ROOT/userspace:$PATH bash -c 'source "$1"
 	line_is 4 "--json --timestamp --dir --netlink" && line_is 5 "--version" || { show; return 1; }; }
 t "bash completion completes tools and options" t_completion
 # The man page's tool list and its TOOLS section name exactly the tools
-# `memscope __complete` lists from the CLI's own table (help aside).
+# `memscope __complete` lists from their own descriptions (help aside);
+# the list in the order a prefix picks in, as the page says.
 t_man_tools() {
 	local man=$ROOT/userspace/memscope.8 want syn sec
-	want=$("$M" __complete | grep -vx help | sort)
+	want=$("$M" __complete | grep -vx help)
 	syn=$(sed -n '/^\.IR TOOL " := { "/,/}"$/p' "$man" | sed 's/^\.BR //; s/"[^"]*"//g' |
-		tr ' ' '\n' | grep -E '^[a-z]+$' | sort)
+		tr ' ' '\n' | grep -E '^[a-z]+$')
 	sec=$(sed -n '/^\.SH TOOLS/,/^\.SH /{/^\.TP/{n;p}}' "$man" | awk '$1 == ".B" { print $2 }' | sort -u)
 	[ "$syn" = "$want" ] || { echo "SYNOPSIS TOOL list:"; diff <(echo "$want") <(echo "$syn"); return 1; }
-	[ "$sec" = "$want" ] || { echo "TOOLS section:"; diff <(echo "$want") <(echo "$sec"); return 1; }
+	[ "$sec" = "$(sort <<< "$want")" ] ||
+		{ echo "TOOLS section:"; diff <(sort <<< "$want") <(echo "$sec"); return 1; }
 }
-t "man page lists exactly the CLI's tools" t_man_tools
+t "man page lists exactly the CLI's tools, in its order" t_man_tools
 # The README's Layout names every file of the product.
 t_layout() {
 	local lay f miss=

@@ -999,3 +999,10 @@ out:
 	snap_free(&a);
 	return ret;
 }
+
+MS_TOOL(analyze,
+	.topic = MS_TOPIC_VIEWS, .rank = 30,
+	.opts = OPT_INTERVAL,
+	.flags = MS_TOOL_MODULE_OPTIONAL,
+	.usage = "analyze [DURATION]",
+	.summary = "the book's memory analysis (7.1.3) over DURATION seconds (default 10): OOM kills, swap, free memory and PSI, processes, files, stalls, leaks, with findings");

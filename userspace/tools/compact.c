@@ -142,7 +142,7 @@ static const struct ms_interval_ops compact_ops = {
 	.finish = compact_finish,
 };
 
-int cmd_compact(const struct ms_opts *o)
+static int cmd_compact(const struct ms_opts *o)
 {
 	static const char *const probes[] = { "compaction*", "mm_compaction_*", NULL };
 	struct compact_ctx c = { .o = o };
@@ -151,3 +151,9 @@ int cmd_compact(const struct ms_opts *o)
 		return 1;
 	return ms_run_interval(o, &compact_ops, &c);
 }
+
+MS_TOOL(compact,
+	.topic = MS_TOPIC_PRESSURE, .rank = 50,
+	.opts = OPT_HIST | OPT_INTERVAL,
+	.usage = "compact [--hist] [INTERVAL [COUNT]]",
+	.summary = "compactions and their time, recent events, histogram");

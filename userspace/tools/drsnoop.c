@@ -70,7 +70,7 @@ static int drsnoop_event(void *p, const struct ms_record *r)
 	return 0;
 }
 
-int cmd_drsnoop(const struct ms_opts *o)
+static int cmd_drsnoop(const struct ms_opts *o)
 {
 	static const char *const probes[] = {
 		"direct_reclaim*", "mm_vmscan_direct_reclaim_*", NULL
@@ -97,3 +97,9 @@ int cmd_drsnoop(const struct ms_opts *o)
 	fflush(stdout);
 	return ms_follow_events("direct_reclaim", drsnoop_event, &c) ? 1 : 0;
 }
+
+MS_TOOL(drsnoop,
+	.topic = MS_TOPIC_PRESSURE, .rank = 20,
+	.opts = OPT_PID | OPT_LAST | OPT_MEMCG,
+	.usage = "drsnoop [-T] [-p PID] [--memcg] [--last]",
+	.summary = "each direct reclaim with its latency and pages (--memcg: memcg reclaims too)");

@@ -658,3 +658,9 @@ int cmd_export(const struct ms_opts *o)
 		return export_json();
 	return export_prometheus(o->has_top ? o->top : EXPORT_TOP, o->textfile);
 }
+
+MS_TOOL(export,
+	.topic = MS_TOPIC_VIEWS, .rank = 40,
+	.opts = OPT_PROM | OPT_TOP | OPT_TEXTFILE,
+	.usage = "export [--prometheus] [--top N] [--textfile DIR]",
+	.summary = "every counter, histogram and table (top N rows, default 20) in Prometheus text format; --textfile: into DIR/memscope.prom, atomically");

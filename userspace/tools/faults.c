@@ -193,7 +193,7 @@ static const struct ms_interval_ops faults_ops = {
 	.finish = faults_finish,
 };
 
-int cmd_faults(const struct ms_opts *o)
+static int cmd_faults(const struct ms_opts *o)
 {
 	struct faults_ctx c = { .o = o, .by_file = false };
 
@@ -204,7 +204,7 @@ int cmd_faults(const struct ms_opts *o)
 	return ms_run_interval(o, &faults_ops, &c);
 }
 
-int cmd_ffaults(const struct ms_opts *o)
+static int cmd_ffaults(const struct ms_opts *o)
 {
 	struct faults_ctx c = { .o = o, .by_file = true };
 
@@ -212,3 +212,15 @@ int cmd_ffaults(const struct ms_opts *o)
 		return 1;
 	return ms_run_interval(o, &faults_ops, &c);
 }
+
+MS_TOOL(faults,
+	.topic = MS_TOPIC_FAULTS, .rank = 10,
+	.opts = OPT_PID | OPT_CGROUP | OPT_HIST | OPT_STACKS | OPT_KEPT | OPT_INTERVAL,
+	.usage = "faults [-p PID | -c CGROUP] [--hist | --stacks [--kept]] [INTERVAL [COUNT]]",
+	.summary = "page faults by process (-c: by cgroup), totals by class, latency histogram; --stacks: by user stack, folded (turns faultstacks on while it runs)");
+
+MS_TOOL(ffaults,
+	.topic = MS_TOPIC_FAULTS, .rank = 20,
+	.opts = OPT_INTERVAL,
+	.usage = "ffaults [INTERVAL [COUNT]]",
+	.summary = "page faults by file name");

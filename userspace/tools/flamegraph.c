@@ -230,7 +230,7 @@ static int ms_flamegraph(FILE *in, FILE *out, const char *title)
 	return 0;
 }
 
-int cmd_flamegraph(const struct ms_opts *o)
+static int cmd_flamegraph(const struct ms_opts *o)
 {
 	FILE *in = stdin;
 	int ret;
@@ -248,3 +248,10 @@ int cmd_flamegraph(const struct ms_opts *o)
 		fclose(in);
 	return ret ? 1 : 0;
 }
+
+MS_TOOL(flamegraph,
+	.topic = MS_TOPIC_CALLS, .rank = 40,
+	.opts = OPT_FILE | OPT_TITLE,
+	.flags = MS_TOOL_NO_MODULE | MS_TOOL_NO_SIGNALS,
+	.usage = "flamegraph [--title TEXT] [FILE]",
+	.summary = "folded stacks (FILE or standard input) to an SVG flame graph on standard output");

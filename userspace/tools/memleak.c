@@ -230,3 +230,9 @@ int cmd_memleak(const struct ms_opts *o)
 	ms_missed_watch(probes);
 	return ms_run_interval(o, &leak_ops, (void *)o);
 }
+
+MS_TOOL(memleak,
+	.topic = MS_TOPIC_ALLOC, .rank = 10,
+	.opts = OPT_TOP | OPT_MIN_AGE | OPT_KEPT | OPT_INTERVAL,
+	.usage = "memleak [-o MIN_AGE_MS] [--top N] [--kept] [INTERVAL [COUNT]]",
+	.summary = "outstanding slab allocations by call site (turns memleak on while it runs)");

@@ -70,7 +70,7 @@ static void print_event(const struct ms_opts *o, const struct ms_evfmt_type *t,
 	fflush(stdout);
 }
 
-int cmd_monitor(const struct ms_opts *o)
+static int cmd_monitor(const struct ms_opts *o)
 {
 	struct ms_stream *s = ms_stream_open("events");
 	const struct ms_evfmt *ef;
@@ -98,3 +98,9 @@ int cmd_monitor(const struct ms_opts *o)
 	ms_stream_close(s);
 	return r < 0 ? -1 : 0;
 }
+
+MS_TOOL(monitor,
+	.topic = MS_TOPIC_VIEWS, .rank = 50,
+	.flags = MS_TOOL_NETLINK_FIRST,
+	.usage = "monitor",
+	.summary = "every OOM kill, direct reclaim and compaction as it happens, and how many were lost, from the netlink groups (the events file where the kernel has none, or with --dir)");

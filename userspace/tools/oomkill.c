@@ -200,7 +200,7 @@ static int oom_last(void)
 	return 0;
 }
 
-int cmd_oomkill(const struct ms_opts *o)
+static int cmd_oomkill(const struct ms_opts *o)
 {
 	struct oom_follow f = { 0 };
 
@@ -214,3 +214,9 @@ int cmd_oomkill(const struct ms_opts *o)
 	fflush(stdout);
 	return ms_follow_events_recover("oom", oom_event, oom_recover, &f) ? 1 : 0;
 }
+
+MS_TOOL(oomkill,
+	.topic = MS_TOPIC_PRESSURE, .rank = 10,
+	.opts = OPT_LAST,
+	.usage = "oomkill [--last]",
+	.summary = "OOM kills as they happen (--last: the recent ones)");

@@ -494,7 +494,7 @@ out:
 	return ret;
 }
 
-int cmd_pmap(const struct ms_opts *o)
+static int cmd_pmap(const struct ms_opts *o)
 {
 	uint64_t map_addr = 0;
 	double every = o->has_interval ? o->interval : o->delay;
@@ -541,3 +541,10 @@ int cmd_pmap(const struct ms_opts *o)
 	}
 	return 0;
 }
+
+MS_TOOL(pmap,
+	.topic = MS_TOPIC_VIEWS, .rank = 20,
+	.opts = OPT_PID | OPT_MAP | OPT_DELAY | OPT_INTERVAL | OPT_INTERACTIVE,
+	.flags = MS_TOOL_NO_MODULE,
+	.usage = "pmap -p PID [--map ADDRESS] [-i] [-d SECONDS | INTERVAL [COUNT]]",
+	.summary = "per mapping: resident, swapped, dirty, anonymous, file, THP, KSM and zero-page KiB; --map: one mapping page by page (root for THP, KSM, zero page); -i: the page map on the terminal, cursor, zoom and each page's detail and bytes");

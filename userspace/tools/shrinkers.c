@@ -68,7 +68,7 @@ static const struct ms_interval_ops shrinkers_ops = {
 	.report = shrinkers_report,
 };
 
-int cmd_shrinkers(const struct ms_opts *o)
+static int cmd_shrinkers(const struct ms_opts *o)
 {
 	static const char *const probes[] = { "shrink*", "mm_shrink_slab_*", NULL };
 	struct shrinkers_ctx c = { o };
@@ -77,3 +77,9 @@ int cmd_shrinkers(const struct ms_opts *o)
 		return 1;
 	return ms_run_interval(o, &shrinkers_ops, &c);
 }
+
+MS_TOOL(shrinkers,
+	.topic = MS_TOPIC_PRESSURE, .rank = 40,
+	.opts = OPT_INTERVAL,
+	.usage = "shrinkers [INTERVAL [COUNT]]",
+	.summary = "shrink_slab time and objects freed by shrinker");

@@ -84,7 +84,7 @@ static const struct ms_interval_ops slab_ops = {
 	.report = slab_report,
 };
 
-int cmd_slabtop(const struct ms_opts *o)
+static int cmd_slabtop(const struct ms_opts *o)
 {
 	static const char *const probes[] = { "slab_*", NULL };
 
@@ -95,3 +95,9 @@ int cmd_slabtop(const struct ms_opts *o)
 	ms_missed_watch(probes);
 	return ms_run_interval(o, &slab_ops, (void *)o);
 }
+
+MS_TOOL(slabtop,
+	.topic = MS_TOPIC_ALLOC, .rank = 20,
+	.opts = OPT_TOP | OPT_KEPT | OPT_INTERVAL,
+	.usage = "slabtop [--top N] [--kept] [INTERVAL [COUNT]]",
+	.summary = "kmem_cache allocations and frees by cache, most allocations first (turns slabtop on while it runs)");

@@ -147,7 +147,7 @@ int ms_check_format(void)
 	return -1;
 }
 
-int cmd_status(const struct ms_opts *o)
+static int cmd_status(const struct ms_opts *o)
 {
 	struct version_info vi;
 	struct ms_probe_lines pr;
@@ -218,3 +218,9 @@ int cmd_status(const struct ms_opts *o)
 	ms_probes_free(&pr);
 	return 0;
 }
+
+MS_TOOL(status,
+	.topic = MS_TOPIC_STATUS, .rank = 10,
+	.flags = MS_TOOL_ANY_FORMAT,
+	.usage = "status",
+	.summary = "module version, kernel, and each probe's state, hits and misses");

@@ -172,7 +172,7 @@ static int cmd_swap_residency(const struct ms_opts *o)
 	return ms_run_interval(o, &res_ops, (void *)o);
 }
 
-int cmd_swapin(const struct ms_opts *o)
+static int cmd_swapin(const struct ms_opts *o)
 {
 	static const struct ms_proc_table t = { "swapins_by_pid", "swapins", "swapins", true };
 	static const char *const probes[] = {
@@ -184,3 +184,9 @@ int cmd_swapin(const struct ms_opts *o)
 		return 1;
 	return ms_run_proc_table(o, &t);
 }
+
+MS_TOOL(swapin,
+	.topic = MS_TOPIC_FAULTS, .rank = 30,
+	.opts = OPT_PID | OPT_CGROUP | OPT_RESIDENCY | OPT_INTERVAL,
+	.usage = "swapin [-p PID | -c CGROUP] [--residency] [INTERVAL [COUNT]]",
+	.summary = "swap-ins (pages) by process; --residency: how long pages stayed in swap, by owner, and a histogram");

@@ -112,7 +112,7 @@ static int mmapsnoop_event(void *p, const struct ms_record *r)
 	return 0;
 }
 
-int cmd_mmapsnoop(const struct ms_opts *o)
+static int cmd_mmapsnoop(const struct ms_opts *o)
 {
 	struct snoop_ctx c = { .o = o };
 
@@ -174,7 +174,7 @@ static int shmsnoop_event(void *p, const struct ms_record *r)
 	return 0;
 }
 
-int cmd_shmsnoop(const struct ms_opts *o)
+static int cmd_shmsnoop(const struct ms_opts *o)
 {
 	struct snoop_ctx c = { .o = o };
 
@@ -183,3 +183,15 @@ int cmd_shmsnoop(const struct ms_opts *o)
 	return snoop_run(&c, "shm", "System V shared memory calls", shmsnoop_header,
 			 shmsnoop_event);
 }
+
+MS_TOOL(mmapsnoop,
+	.topic = MS_TOPIC_CALLS, .rank = 10,
+	.opts = OPT_PID | OPT_LAST | OPT_KEPT,
+	.usage = "mmapsnoop [-T] [-p PID] [--last] [--kept]",
+	.summary = "each mmap() with its size, protection, flags and file (turns mmapsnoop on while it runs)");
+
+MS_TOOL(shmsnoop,
+	.topic = MS_TOPIC_CALLS, .rank = 20,
+	.opts = OPT_PID | OPT_LAST | OPT_KEPT,
+	.usage = "shmsnoop [-T] [-p PID] [--last] [--kept]",
+	.summary = "each shmget, shmat, shmdt and shmctl call (turns shmsnoop on while it runs)");

@@ -213,7 +213,7 @@ static int top_draw(const struct ms_opts *o, const struct top_snap *prev,
 	return 0;
 }
 
-int cmd_top(const struct ms_opts *o)
+static int cmd_top(const struct ms_opts *o)
 {
 	struct top_snap *prev, *now;
 	double interval = o->has_interval ? o->interval : o->delay;
@@ -255,3 +255,9 @@ int cmd_top(const struct ms_opts *o)
 	tty_restore();
 	return ret;
 }
+
+MS_TOOL(top,
+	.topic = MS_TOPIC_VIEWS, .rank = 10,
+	.opts = OPT_DELAY | OPT_INTERVAL,
+	.usage = "top [-d SECONDS] [INTERVAL [COUNT]]",
+	.summary = "live dashboard of memory rates (q quits)");

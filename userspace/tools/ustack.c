@@ -582,3 +582,9 @@ int cmd_brkstack(const struct ms_opts *o)
 	return run_stacks(&c, "brkstack", "brkstack", "brk",
 			  "its probe puts every system call on the slow exit path");
 }
+
+MS_TOOL(brkstack,
+	.topic = MS_TOPIC_CALLS, .rank = 30,
+	.opts = OPT_PID | OPT_KEPT | OPT_INTERVAL,
+	.usage = "brkstack [-p PID] [--kept] [INTERVAL [COUNT]]",
+	.summary = "brk() calls by user stack, folded for flame graphs (turns brkstack on while it runs)");

@@ -128,7 +128,7 @@ static const struct ms_interval_ops vmscan_ops = {
 	.finish = vmscan_finish,
 };
 
-int cmd_vmscan(const struct ms_opts *o)
+static int cmd_vmscan(const struct ms_opts *o)
 {
 	static const char *const probes[] = {
 		"vmscan*", "direct_reclaim*", "memcg_reclaim*", "shrink*", "kswapd*",
@@ -140,3 +140,9 @@ int cmd_vmscan(const struct ms_opts *o)
 		return 1;
 	return ms_run_interval(o, &vmscan_ops, &c);
 }
+
+MS_TOOL(vmscan,
+	.topic = MS_TOPIC_PRESSURE, .rank = 30,
+	.opts = OPT_INTERVAL,
+	.usage = "vmscan [INTERVAL [COUNT]]",
+	.summary = "reclaim time per interval, then latency histograms");

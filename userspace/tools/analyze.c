@@ -917,7 +917,7 @@ static void closing(struct an_ctx *c)
 			 c->no_module);
 }
 
-int cmd_analyze(const struct ms_opts *o)
+static int cmd_analyze(const struct ms_opts *o)
 {
 	const char *dir = o->dir;
 	struct an_ctx c = { .o = o, .dur = o->has_interval ? o->interval : 10.0 };

@@ -648,7 +648,7 @@ fail:
 /* Rows per table by default: a fleet's series stay bounded. */
 #define EXPORT_TOP 20
 
-int cmd_export(const struct ms_opts *o)
+static int cmd_export(const struct ms_opts *o)
 {
 	if (o->json && o->textfile) {
 		ms_fail("--textfile writes Prometheus text, not JSON: drop -j");

@@ -219,7 +219,7 @@ static const struct ms_interval_ops leak_ops = {
 	.report = leak_report,
 };
 
-int cmd_memleak(const struct ms_opts *o)
+static int cmd_memleak(const struct ms_opts *o)
 {
 	static const char *const probes[] = {
 		"kmalloc*", "kmem_cache_*", "kfree", "page_alloc", "page_free", "percpu_*", NULL

@@ -575,7 +575,7 @@ int cmd_fault_stacks(const struct ms_opts *o)
 			  "its probe walks the user stack on every page fault");
 }
 
-int cmd_brkstack(const struct ms_opts *o)
+static int cmd_brkstack(const struct ms_opts *o)
 {
 	struct stacks_ctx c = { .o = o, .file = "brk_by_stack", .what = "brk" };
 

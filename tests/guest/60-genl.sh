@@ -88,6 +88,7 @@ if [ -z "$nogroups" ]; then
 	f() { printf '%s\n' "$rec" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 	killed=$(dmesg | grep "Killed process $hog " | tail -n 1)
 	[ -n "$killed" ] || fail "no 'Killed process $hog' in the kernel log"
+	expect_eq "netlink NAME of the oom group's event" "$(ev /tmp/genl-oom name)" oom
 	expect_eq "netlink victim_pid vs the workload" "$(ev /tmp/genl-oom victim_pid)" $hog
 	expect_eq "netlink victim_pid vs oom file" "$(ev /tmp/genl-oom victim_pid)" "$(f victim_pid)"
 	for k in time_ns trigger_pid victim_comm pages order oom_score_adj memcg; do
@@ -129,7 +130,7 @@ if [ -z "$nogroups" ]; then
 	zram_swap 512M || lacks "zram"
 	reclaims /tmp/genl-reclaim
 	for h in $h1 $h2; do
-		expect_ge "reclaim events of memhog $h" "$(grep -c "^cmd=reclaim .* pid=$h " /tmp/genl-reclaim)" 1
+		expect_ge "reclaim events of memhog $h" "$(grep -c "^cmd=reclaim name=direct_reclaim .* pid=$h " /tmp/genl-reclaim)" 1
 	done
 	# The newest one, field by field, against the ring's line of the same time.
 	tns=$(ev /tmp/genl-reclaim time_ns)

@@ -220,6 +220,7 @@ static int hist_fn(const struct genlmsghdr *g __unused, struct nlattr *attrs, in
 		(unsigned long long)sum);
 	nla_for_each(a, attrs, len) {
 		uint64_t lo = 0, hi = 0, n = 0;
+		int slot = -1;
 
 		if (nla_type_of(a) != MEMSCOPE_A_BUCKET)
 			continue;
@@ -230,9 +231,19 @@ static int hist_fn(const struct genlmsghdr *g __unused, struct nlattr *attrs, in
 				hi = nla_u64(f);
 			if (nla_type_of(f) == MEMSCOPE_A_COUNT)
 				n = nla_u64(f);
+			if (nla_type_of(f) == MEMSCOPE_A_SLOT)
+				slot = (int)nla_u32(f);
 		}
-		tprintf(t, "%llu %llu %llu\n", (unsigned long long)lo, (unsigned long long)hi,
-			(unsigned long long)n);
+		/*
+		 * The line from SLOT's bounds, as the file's: it matches only
+		 * if SLOT is the bucket whose bounds LO and HI give.
+		 */
+		if (slot < 0 || slot >= MEMSCOPE_HIST_BUCKETS || memscope_hist_lo(slot) != lo ||
+		    memscope_hist_hi(slot) != hi)
+			tprintf(t, "bad SLOT %d for %llu %llu\n", slot, (unsigned long long)lo,
+				(unsigned long long)hi);
+		tprintf(t, "%llu %llu %llu\n", (unsigned long long)memscope_hist_lo(slot),
+			(unsigned long long)memscope_hist_hi(slot), (unsigned long long)n);
 		t->rows++;
 	}
 	return 0;
@@ -441,7 +452,7 @@ static const int leak_attrs[] = {
 #define LEAK_BIT(t) (1u << ((t) - MEMSCOPE_A_TIME_NS))
 
 struct leak_msg {
-	const char *line, *site;
+	const char *name, *line, *site;
 	uint64_t report, allocs, bytes, oldest_ms, time_ns;
 	uint32_t rank;
 	unsigned int seen;	/* a bit per attribute type found */
@@ -455,6 +466,7 @@ static void leak_msg_parse(struct nlattr *attrs, int len, struct leak_msg *m)
 		int t = nla_type_of(a);
 
 		switch (t) {
+		case MEMSCOPE_A_NAME: m->name = nla_str(a); continue;
 		case MEMSCOPE_A_LINE: m->line = nla_str(a); break;
 		case MEMSCOPE_A_SITE: m->site = nla_str(a); break;
 		case MEMSCOPE_A_REPORT: m->report = nla_u64(a); break;
@@ -531,6 +543,7 @@ TEST(memleak_report)
 	for (keep = 0; keep < (int)(sizeof(leak_attrs) / sizeof(leak_attrs[0])); keep++)
 		all |= LEAK_BIT(leak_attrs[keep]);
 	ASSERT_EQ(m.seen, all);
+	ASSERT_TRUE(m.name && !strcmp(m.name, "memleak"));
 	ASSERT_TRUE(m.line && m.site);
 	ASSERT_GE(m.report, 1);
 	ASSERT_GE(m.rank, 1);

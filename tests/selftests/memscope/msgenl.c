@@ -29,6 +29,7 @@
 static void print_event(const struct genlmsghdr *g, struct nlattr *attrs, int len)
 {
 	static const char *const names[__MEMSCOPE_A_MAX] = {
+		[MEMSCOPE_A_NAME] = "name",
 		[MEMSCOPE_A_SEQ] = "seq", [MEMSCOPE_A_TIME_NS] = "time_ns",
 		[MEMSCOPE_A_PID] = "pid", [MEMSCOPE_A_COMM] = "comm",
 		[MEMSCOPE_A_TRIGGER_PID] = "trigger_pid", [MEMSCOPE_A_TRIGGER_COMM] = "trigger_comm",
@@ -55,6 +56,7 @@ static void print_event(const struct genlmsghdr *g, struct nlattr *attrs, int le
 		if (t >= __MEMSCOPE_A_MAX || !names[t])
 			continue;
 		switch (t) {
+		case MEMSCOPE_A_NAME:
 		case MEMSCOPE_A_COMM: case MEMSCOPE_A_TRIGGER_COMM: case MEMSCOPE_A_VICTIM_COMM:
 		case MEMSCOPE_A_MEMCG: case MEMSCOPE_A_STATUS:
 			printf(" %s=%s", names[t], nla_str(a));

@@ -17,6 +17,7 @@
 #include <linux/netlink.h>
 
 #include "../../../module/uapi/memscope_genl.h"
+#include "../../../module/uapi/memscope_hist.h"
 
 #define NL_BUF (64 * 1024)
 

@@ -484,31 +484,15 @@ out:
 	return ret;
 }
 
-static int export_prometheus(uint64_t top, const char *textfile)
+/* The stats file: a counter (or gauge) per line. */
+static void prom_stats(FILE *fp, const struct ms_counters *st)
 {
-	struct ms_counters st;
-	struct ms_probe_lines pr;
-	struct ms_buckets h;
-	char metric[256], **names, *data, *file;
+	char metric[256];
 	const char *help;
-	size_t i, len;
-	int n, k, r;
-	FILE *fp;
+	size_t i;
 
-	if (ms_load_stats(&st))
-		return 1;
-	if (ms_load_probes(&pr, true) < 0) {
-		ms_stats_free(&st);
-		return 1;
-	}
-	/* build it all first: a failure must not leave a half-written file */
-	fp = open_memstream(&data, &len);
-	if (!fp) {
-		ms_fail("out of memory, free some memory");
-		return 1;
-	}
-	for (i = 0; i < st.n; i++) {
-		const char *key = st.v[i].key;
+	for (i = 0; i < st->n; i++) {
+		const char *key = st->v[i].key;
 		bool ns = ends_with(key, "_ns"), gauge = stat_is_gauge(key);
 
 		metric_part(metric, sizeof(metric) - 24, key, ns ? strlen(key) - 3 : strlen(key));
@@ -522,70 +506,106 @@ static int export_prometheus(uint64_t top, const char *textfile)
 				metric, key);
 		fprintf(fp, "# TYPE memscope_%s %s\n", metric, gauge ? "gauge" : "counter");
 		if (ns)
-			fprintf(fp, "memscope_%s %.9f\n", metric, (double)st.v[i].value / 1e9);
+			fprintf(fp, "memscope_%s %.9f\n", metric, (double)st->v[i].value / 1e9);
 		else
-			fprintf(fp, "memscope_%s %llu\n", metric, (unsigned long long)st.v[i].value);
+			fprintf(fp, "memscope_%s %llu\n", metric, (unsigned long long)st->v[i].value);
 	}
+}
+
+/* Every histogram the module has. */
+static int prom_hists(FILE *fp)
+{
+	struct ms_buckets h;
+	char **names;
+	int n, k, r = 0;
 
 	n = list_hists(&names);
 	if (n < 0)
-		goto fail;
-	for (k = 0; k < n; k++) {
-		if (asprintf(&file, "%s", names[k]) < 0)
-			break;
-		r = ms_load_hist(file, &h, true);
-		free(file);
-		if (r < 0) {
-			free_names(names, n);
-			goto fail;
-		}
+		return -1;
+	for (k = 0; k < n && r >= 0; k++) {
+		r = ms_load_hist(names[k], &h, true);
 		if (r == 0)
 			prom_hist(fp, names[k], &h);
 	}
-	free_names(names, n > 0 ? n : 0);
+	free_names(names, n);
+	return r < 0 ? -1 : 0;
+}
 
-	if (pr.n) {
-		fputs("# HELP memscope_probe_up Whether a memscope probe is attached (1) or not (0).\n"
-		      "# TYPE memscope_probe_up gauge\n", fp);
-		for (i = 0; i < pr.n; i++) {
-			fputs("memscope_probe_up{probe=", fp);
-			label_value(fp, pr.v[i].name);
-			fputs(",target=", fp);
-			label_value(fp, pr.v[i].target);
-			fputs(",state=", fp);
-			label_value(fp, pr.v[i].state);
-			fprintf(fp, "} %d\n", pr.v[i].st == MS_PROBE_ATTACHED);
-		}
-		fputs("# HELP memscope_probe_hits_total Times a memscope probe fired.\n"
-		      "# TYPE memscope_probe_hits_total counter\n", fp);
-		for (i = 0; i < pr.n; i++) {
-			fputs("memscope_probe_hits_total{probe=", fp);
-			label_value(fp, pr.v[i].name);
-			fprintf(fp, "} %llu\n", (unsigned long long)pr.v[i].hits);
-		}
-		fputs("# HELP memscope_probe_missed_total Times a memscope probe missed an event.\n"
-		      "# TYPE memscope_probe_missed_total counter\n", fp);
-		for (i = 0; i < pr.n; i++) {
-			fputs("memscope_probe_missed_total{probe=", fp);
-			label_value(fp, pr.v[i].name);
-			fprintf(fp, "} %llu\n", (unsigned long long)pr.v[i].missed);
+/* One probe metric: a line per probe, labelled by its name. */
+static void prom_probe_metric(FILE *fp, const struct ms_probe_lines *pr, const char *metric,
+			      const char *help, bool missed)
+{
+	size_t i;
+
+	fprintf(fp, "# HELP memscope_%s %s\n# TYPE memscope_%s counter\n", metric, help, metric);
+	for (i = 0; i < pr->n; i++) {
+		fprintf(fp, "memscope_%s{probe=", metric);
+		label_value(fp, pr->v[i].name);
+		fprintf(fp, "} %llu\n",
+			(unsigned long long)(missed ? pr->v[i].missed : pr->v[i].hits));
+	}
+}
+
+/* The probes file: whether each is attached, its hits and its misses. */
+static void prom_probes(FILE *fp, const struct ms_probe_lines *pr)
+{
+	size_t i;
+
+	if (!pr->n)
+		return;
+	fputs("# HELP memscope_probe_up Whether a memscope probe is attached (1) or not (0).\n"
+	      "# TYPE memscope_probe_up gauge\n", fp);
+	for (i = 0; i < pr->n; i++) {
+		fputs("memscope_probe_up{probe=", fp);
+		label_value(fp, pr->v[i].name);
+		fputs(",target=", fp);
+		label_value(fp, pr->v[i].target);
+		fputs(",state=", fp);
+		label_value(fp, pr->v[i].state);
+		fprintf(fp, "} %d\n", pr->v[i].st == MS_PROBE_ATTACHED);
+	}
+	prom_probe_metric(fp, pr, "probe_hits_total", "Times a memscope probe fired.", false);
+	prom_probe_metric(fp, pr, "probe_missed_total", "Times a memscope probe missed an event.",
+			  true);
+}
+
+static int export_prometheus(uint64_t top, const char *textfile)
+{
+	struct ms_counters st;
+	struct ms_probe_lines pr;
+	char *data = NULL;
+	size_t len;
+	int r = 1;
+	FILE *fp;
+
+	if (ms_load_stats(&st))
+		return 1;
+	if (ms_load_probes(&pr, true) < 0) {
+		ms_stats_free(&st);
+		return 1;
+	}
+	/* build it all first: a failure must not leave a half-written file */
+	fp = open_memstream(&data, &len);
+	if (!fp) {
+		ms_fail("out of memory, free some memory");
+		goto out;
+	}
+	prom_stats(fp, &st);
+	if (!prom_hists(fp)) {
+		prom_probes(fp, &pr);
+		if (!prom_tables(fp, top)) {
+			fclose(fp);
+			fp = NULL;
+			r = textfile ? write_textfile(textfile, data, len) : write_stdout(data, len);
 		}
 	}
-
-	if (prom_tables(fp, top))
-		goto fail;
-	fclose(fp);
-	r = textfile ? write_textfile(textfile, data, len) : write_stdout(data, len);
+	if (fp)
+		fclose(fp);
 	free(data);
+out:
 	ms_stats_free(&st);
 	ms_probes_free(&pr);
 	return r;
-fail:
-	fclose(fp);
-	free(data);
-	ms_stats_free(&st);
-	ms_probes_free(&pr);
-	return 1;
 }
 
 /* -j: the same data as one JSON object */

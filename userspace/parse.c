@@ -413,6 +413,46 @@ static int type_cells(struct ms_rows *t)
 	return 0;
 }
 
+/* The '#' line naming the columns: 0 (none yet if the line is blank), -1. */
+static int table_header(struct ms_rows *t, char *line)
+{
+	char *tok[MS_MAX_FIELDS + 2];
+	size_t n, i;
+
+	n = split(line, tok, MS_MAX_FIELDS + 1);
+	if (n == 0)
+		return 0;
+	if (tok[0][0] != '#') {
+		diag_fail(&t->diag, "no '#' header line naming the columns");
+		return -1;
+	}
+	/* "# pid comm" and "#pid comm" both name the columns */
+	if (tok[0][1] == '\0') {
+		memmove(tok, tok + 1, (n - 1) * sizeof(tok[0]));
+		n--;
+	} else {
+		tok[0]++;
+	}
+	if (n == 0 || n > MS_MAX_FIELDS) {
+		diag_fail(&t->diag, "bad '#' header line");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (!is_name(tok[i], true)) {
+			diag_fail(&t->diag, "bad column name in the '#' header line");
+			return -1;
+		}
+	}
+	t->cols = malloc(n * sizeof(char *));
+	if (!t->cols) {
+		diag_fail(&t->diag, "out of memory");
+		return -1;
+	}
+	memcpy(t->cols, tok, n * sizeof(char *));
+	t->ncols = n;
+	return 0;
+}
+
 int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 {
 	struct lines l;
@@ -437,37 +477,8 @@ int ms_parse_table(const char *data, size_t len, struct ms_rows *t)
 			continue;
 		}
 		if (!t->ncols) {
-			n = split(line, tok, MS_MAX_FIELDS + 1);
-			if (n == 0)
-				continue;
-			if (tok[0][0] != '#') {
-				diag_fail(&t->diag, "no '#' header line naming the columns");
+			if (table_header(t, line))
 				return -1;
-			}
-			/* "# pid comm" and "#pid comm" both name the columns */
-			if (tok[0][1] == '\0') {
-				memmove(tok, tok + 1, (n - 1) * sizeof(tok[0]));
-				n--;
-			} else {
-				tok[0]++;
-			}
-			if (n == 0 || n > MS_MAX_FIELDS) {
-				diag_fail(&t->diag, "bad '#' header line");
-				return -1;
-			}
-			for (i = 0; i < n; i++) {
-				if (!is_name(tok[i], true)) {
-					diag_fail(&t->diag, "bad column name in the '#' header line");
-					return -1;
-				}
-			}
-			t->cols = malloc(n * sizeof(char *));
-			if (!t->cols) {
-				diag_fail(&t->diag, "out of memory");
-				return -1;
-			}
-			memcpy(t->cols, tok, n * sizeof(char *));
-			t->ncols = n;
 			continue;
 		}
 		n = split(line, tok, t->ncols);

@@ -402,14 +402,61 @@ static void pm_print_map(const struct pm_map *m, const char *map, long page)
 	print_fp("legend: " PM_LEGEND1 "\n        " PM_LEGEND2 "\n");
 }
 
+/* pmap -X's table: a line per mapping, then the totals. */
+static void pm_print_maps(const struct pm_proc *p)
+{
+	uint64_t total[C_NR] = { 0 }, kb[C_NR], size_kb = 0;
+	size_t i;
+	int c;
+
+	print_int(PRINT_ANY, "pid", "%lld:", p->pid);
+	print_string(PRINT_ANY, "comm", "   %s\n", p->comm);
+	print_bool(PRINT_JSON, "kpageflags", NULL, p->kpf);
+	print_fp("%16s %4s %8s %8s", "Address", "Perm", "Offset", "Size");
+	for (c = 0; c < C_NR; c++)
+		print_fp(" %8s", c_heads[c]);
+	print_fp(" Mapping\n");
+	open_json_array("mappings");
+	for (i = 0; i < p->n; i++) {
+		const struct pm_map *m = &p->maps[i];
+		char addr[24];
+
+		snprintf(addr, sizeof(addr), "%" PRIx64, m->start);
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "address", "%16s", addr);
+		print_string(PRINT_ANY, "perm", " %4s", m->perm);
+		print_uint(PRINT_FP, NULL, " %08llx", m->offset);
+		print_uint(PRINT_JSON, "offset", NULL, m->offset);
+		print_uint(PRINT_ANY, "size_kb", " %8llu", (m->end - m->start) / 1024);
+		for (c = 0; c < C_NR; c++) {
+			kb[c] = pm_kb(m, c, p->page);
+			total[c] += kb[c];
+		}
+		pm_print_counts(kb, p->kpf);
+		print_string(PRINT_ANY, "mapping", " %s\n", m->name);
+		close_json_object();
+		size_kb += (m->end - m->start) / 1024;
+	}
+	close_json_array();
+	print_fp("%16s %4s %8s %8s", "", "", "", "========");
+	for (c = 0; c < C_NR; c++)
+		print_fp(" %8s", "========");
+	print_fp("\n");
+	open_json_object("total");
+	print_fp("%16s %4s %8s", "", "", "");
+	print_uint(PRINT_ANY, "size_kb", " %8llu", size_kb);
+	pm_print_counts(total, p->kpf);
+	print_fp(" KB\n");
+	close_json_object();
+}
+
 static int pm_report(const struct ms_opts *o, uint64_t map_addr, bool want_map)
 {
 	struct pm_proc p;
-	uint64_t total[C_NR] = { 0 }, kb[C_NR], size_kb = 0;
 	const struct pm_map *mm = NULL;
 	char *map = NULL;
 	size_t i;
-	int c, ret = -1;
+	int ret = -1;
 
 	if (pm_open(&p, o->pid))
 		return -1;
@@ -445,45 +492,7 @@ static int pm_report(const struct ms_opts *o, uint64_t map_addr, bool want_map)
 
 	print_begin_record();
 	ms_print_timestamp(o);
-	print_int(PRINT_ANY, "pid", "%lld:", p.pid);
-	print_string(PRINT_ANY, "comm", "   %s\n", p.comm);
-	print_bool(PRINT_JSON, "kpageflags", NULL, p.kpf);
-	print_fp("%16s %4s %8s %8s", "Address", "Perm", "Offset", "Size");
-	for (c = 0; c < C_NR; c++)
-		print_fp(" %8s", c_heads[c]);
-	print_fp(" Mapping\n");
-	open_json_array("mappings");
-	for (i = 0; i < p.n; i++) {
-		const struct pm_map *m = &p.maps[i];
-		char addr[24];
-
-		snprintf(addr, sizeof(addr), "%" PRIx64, m->start);
-		open_json_object(NULL);
-		print_string(PRINT_ANY, "address", "%16s", addr);
-		print_string(PRINT_ANY, "perm", " %4s", m->perm);
-		print_uint(PRINT_FP, NULL, " %08llx", m->offset);
-		print_uint(PRINT_JSON, "offset", NULL, m->offset);
-		print_uint(PRINT_ANY, "size_kb", " %8llu", (m->end - m->start) / 1024);
-		for (c = 0; c < C_NR; c++) {
-			kb[c] = pm_kb(m, c, p.page);
-			total[c] += kb[c];
-		}
-		pm_print_counts(kb, p.kpf);
-		print_string(PRINT_ANY, "mapping", " %s\n", m->name);
-		close_json_object();
-		size_kb += (m->end - m->start) / 1024;
-	}
-	close_json_array();
-	print_fp("%16s %4s %8s %8s", "", "", "", "========");
-	for (c = 0; c < C_NR; c++)
-		print_fp(" %8s", "========");
-	print_fp("\n");
-	open_json_object("total");
-	print_fp("%16s %4s %8s", "", "", "");
-	print_uint(PRINT_ANY, "size_kb", " %8llu", size_kb);
-	pm_print_counts(total, p.kpf);
-	print_fp(" KB\n");
-	close_json_object();
+	pm_print_maps(&p);
 	if (mm)
 		pm_print_map(mm, map, p.page);
 	print_end_record();

@@ -3,8 +3,16 @@
  * Names for code in ELF files, by file and offset (symbols.h).
  * Copyright (C) 2026 The memscope authors.
  *
- * With libelf, the file's own .symtab, else its .dynsym: the functions
- * there, sorted by address.
+ * With libdw, each file is one Dwfl module, reported at its link-time
+ * addresses, and libdwfl finds the rest as perf, eu-stack and systemd's
+ * coredumps do: the file's .symtab; else its separate debuginfo, by
+ * build-id (DIR/.build-id/xx/yyyy.debug: Debian's -dbgsym, RHEL's
+ * -debuginfo) or by .gnu_debuglink with its CRC (the file's directory,
+ * its .debug/, DIR/<the file's directory>); else .dynsym, with the
+ * functions of MiniDebugInfo (.gnu_debugdata, xz, where libdw was built
+ * with lzma: Debian's and Fedora's are).  DIR is /usr/lib/debug, or
+ * --debug-dir.  The DWARF scopes at the address give the inlined
+ * functions.  With libelf only, the file's own .symtab, else its .dynsym.
  *
  * Files are kept, by device and inode, at most MAX_FILES of them:
  * one more drops the one used longest ago, so memory stays bounded
@@ -18,6 +26,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef MS_HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#endif
 #ifdef MS_HAVE_LIBELF
 #include <gelf.h>
 #include <libelf.h>
@@ -43,7 +56,11 @@ struct symfile {
 	uint64_t used;		/* the lookup that last used it: the oldest is closed first */
 	struct load *load;	/* PT_LOAD segments: file offset to link-time address */
 	size_t nload;
-#ifdef MS_HAVE_LIBELF
+#ifdef MS_HAVE_LIBDW
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias;		/* the module's addresses less link-time ones */
+#elif defined(MS_HAVE_LIBELF)
 	struct elf_sym *syms;	/* functions, by address */
 	size_t nsyms;
 #endif
@@ -52,6 +69,14 @@ struct symfile {
 static struct symfile files[MAX_FILES];
 static size_t nfiles;
 static uint64_t lookups;
+
+/* The file's directory, its .debug/, then DIR; "+": check debuglink CRCs. */
+static char debuginfo_buf[4200] = "+:.debug:/usr/lib/debug";
+
+void ms_symbols_debug_dir(const char *dir)
+{
+	snprintf(debuginfo_buf, sizeof(debuginfo_buf), "+:.debug:%s", dir);
+}
 
 #ifdef MS_HAVE_LIBELF
 static void read_loads(struct symfile *f, Elf *elf)
@@ -83,7 +108,99 @@ static bool off_to_vaddr(const struct symfile *f, uint64_t off, uint64_t *vaddr)
 }
 #endif
 
-#ifdef MS_HAVE_LIBELF
+#ifdef MS_HAVE_LIBDW
+static char *debuginfo_path = debuginfo_buf;
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+enum ms_sym_source ms_symbols_source(void)
+{
+	return MS_SYM_LIBDW;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Takes FD.  PATH names the module, and its directory is where debuglinks are. */
+static void file_open(struct symfile *f, const char *path, int fd)
+{
+	Elf *elf;
+
+	f->dwfl = dwfl_begin(&callbacks);
+	if (!f->dwfl) {
+		close(fd);
+		return;
+	}
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_elf(f->dwfl, base_name(path), path, fd, 0, false);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod) {
+		close(fd);	/* consumed on success only */
+		dwfl_end(f->dwfl);
+		f->dwfl = NULL;
+		return;
+	}
+	elf = dwfl_module_getelf(f->mod, &f->bias);
+	if (elf)
+		read_loads(f, elf);
+}
+
+static void file_close(struct symfile *f)
+{
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+}
+
+/* The functions inlined at ADDR, outermost first, from its DWARF scopes. */
+static size_t inlined(struct symfile *f, Dwarf_Addr addr, const char **names, size_t max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr, &bias), *scopes = NULL;
+	int nscopes, i;
+	size_t n = 0;
+
+	if (!cu)
+		return 0;
+	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+	/* scopes[0] is the innermost: the callers of what is inlined come last. */
+	for (i = nscopes - 1; i >= 0 && n < max; i--) {
+		const char *name;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		name = dwarf_diename(&scopes[i]);
+		names[n++] = name ? name : "[inlined]";
+	}
+	free(scopes);
+	return n;
+}
+
+static size_t file_names(struct symfile *f, uint64_t off, const char **names, size_t max)
+{
+	GElf_Off symoff;
+	GElf_Sym sym;
+	uint64_t vaddr;
+	const char *name;
+
+	if (!f->mod || !off_to_vaddr(f, off, &vaddr))
+		return 0;
+	name = dwfl_module_addrinfo(f->mod, vaddr + f->bias, &symoff, &sym, NULL, NULL, NULL);
+	if (!name || !*name)
+		return 0;
+	names[0] = name;
+	return 1 + inlined(f, vaddr + f->bias, names + 1, max - 1);
+}
+
+#elif defined(MS_HAVE_LIBELF)
 
 enum ms_sym_source ms_symbols_source(void)
 {

@@ -11,7 +11,8 @@
  * running then), and symbols.c names that offset.  The maps are kept for
  * the rest of the run, so a stack seen once keeps its names after the
  * process exits; with an INTERVAL the tool snapshots every interval.
- * Built without libelf, frames are raw addresses, and the tool says so.
+ * Built without libdw, names come from each file's own symbol table only;
+ * without libelf, frames are raw addresses; the tool says which.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -402,8 +403,12 @@ static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family
 {
 	if (ms_check_optin(tool, family, probe, cost, c->o->kept) < 0)
 		return 1;
+	if (c->o->debug_dir)
+		ms_symbols_debug_dir(c->o->debug_dir);
 	if (ms_symbols_source() == MS_SYM_NONE)
 		print_warn("this memscope was built without libelf (elfutils): frames are raw addresses; install libelf-dev and rebuild for function names");
+	else if (ms_symbols_source() == MS_SYM_LIBELF)
+		print_warn("this memscope was built without libdw (elfutils): frames are named from each file's own .symtab or .dynsym only, not from separate debuginfo (build-id, .gnu_debuglink), MiniDebugInfo or inlined functions; install libdw-dev and rebuild for them");
 	if (!c->o->json && !c->o->has_interval && !ms_leased())
 		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; programs built without frame pointers give short stacks.",
 			   family);
@@ -428,6 +433,6 @@ static int cmd_brkstack(const struct ms_opts *o)
 
 MS_TOOL(brkstack,
 	.topic = MS_TOPIC_CALLS, .rank = 30,
-	.opts = OPT_PID | OPT_KEPT | OPT_INTERVAL,
-	.usage = "brkstack [-p PID] [--kept] [INTERVAL [COUNT]]",
+	.opts = OPT_PID | OPT_KEPT | OPT_DEBUG_DIR | OPT_INTERVAL,
+	.usage = "brkstack [-p PID] [--kept] [--debug-dir DIR] [INTERVAL [COUNT]]",
 	.summary = "brk() calls by user stack, folded for flame graphs (turns brkstack on while it runs)");

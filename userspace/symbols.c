@@ -40,6 +40,7 @@
 #include "symbols.h"
 
 #define MAX_FILES	32
+#define MEMO		256
 
 struct load {
 	uint64_t off, vaddr, filesz;
@@ -337,22 +338,61 @@ static size_t file_names(struct symfile *f, uint64_t off, const char **names, si
 }
 #endif
 
+/*
+ * The device and inode of the file at SRC.  A stack's frames come a few
+ * files at a time, every snapshot, and a stat of /proc/PID/map_files/...
+ * costs microseconds: so each name's answer is kept (whether a file is
+ * there or not), in MEMO slots by the name's hash.  A name is taken to
+ * stay the same file for the run, as the maps it came from are.
+ */
+static bool file_id(const char *src, dev_t *dev, ino_t *ino)
+{
+	static struct {
+		char *name;
+		bool ok;
+		dev_t dev;
+		ino_t ino;
+	} memo[MEMO];
+	unsigned int h = 2166136261u;
+	const char *c;
+	struct stat st;
+
+	for (c = src; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	h %= MEMO;
+	if (!memo[h].name || strcmp(memo[h].name, src)) {
+		free(memo[h].name);
+		memo[h].name = ms_xstrdup(src);
+		memo[h].ok = !stat(src, &st) && S_ISREG(st.st_mode);
+		memo[h].dev = memo[h].ok ? st.st_dev : 0;
+		memo[h].ino = memo[h].ok ? st.st_ino : 0;
+	}
+	*dev = memo[h].dev;
+	*ino = memo[h].ino;
+	return memo[h].ok;
+}
+
 /* The file at SRC, from the cache or opened now in its slot or the oldest's. */
 static struct symfile *get_file(const char *path, const char *src)
 {
 	struct symfile *f = NULL;
-	struct stat st;
+	dev_t dev;
+	ino_t ino;
 	size_t i;
 	int fd;
 
-	if (stat(src, &st) || !S_ISREG(st.st_mode))
+	if (!file_id(src, &dev, &ino))
 		return NULL;
 	lookups++;
 	for (i = 0; i < nfiles; i++)
-		if (files[i].dev == st.st_dev && files[i].ino == st.st_ino) {
+		if (files[i].dev == dev && files[i].ino == ino) {
 			files[i].used = lookups;
 			return &files[i];
 		}
+	/* Not there after all (a process gone since): the caller tries its path. */
+	fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
 	if (nfiles < MAX_FILES) {
 		f = &files[nfiles++];
 	} else {
@@ -364,12 +404,10 @@ static struct symfile *get_file(const char *path, const char *src)
 		free(f->load);
 	}
 	memset(f, 0, sizeof(*f));
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
+	f->dev = dev;
+	f->ino = ino;
 	f->used = lookups;
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		file_open(f, path, fd);
+	file_open(f, path, fd);
 	return f;
 }
 

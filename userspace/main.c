@@ -2,6 +2,7 @@
 /* Copyright (C) 2026 The memscope authors. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,31 @@ static int set_textfile(struct ms_opts *o, const char *v)
 	return ARGS_OK;
 }
 
+/*
+ * libdw takes its debuginfo path as a ':'-separated list, and a relative
+ * entry is relative to each binary's directory: DIR must be neither.
+ */
+static int set_debug_dir(struct ms_opts *o, const char *v)
+{
+	static char abs[PATH_MAX];
+
+	if (!v || !*v) {
+		print_error("--debug-dir needs a directory, e.g. --debug-dir /usr/lib/debug");
+		return ARGS_BAD;
+	}
+	if (!realpath(v, abs)) {
+		print_error("--debug-dir %s: %s, give the directory that holds .build-id/", v,
+			    strerror(errno));
+		return ARGS_BAD;
+	}
+	if (strchr(abs, ':')) {
+		print_error("--debug-dir %s: a directory with ':' in its path cannot be used, link it from one without", abs);
+		return ARGS_BAD;
+	}
+	o->debug_dir = abs;
+	return ARGS_OK;
+}
+
 static int set_interactive(struct ms_opts *o, const char *v)
 {
 	(void)v;
@@ -276,6 +302,7 @@ static const struct ms_optdef {
 	{ "-c", "--cgroup", NULL, OPT_CGROUP, "CGROUP", set_cgroup },
 	{ NULL, "--hist", NULL, OPT_HIST, NULL, set_hist },
 	{ NULL, "--stacks", NULL, OPT_STACKS, NULL, set_stacks },
+	{ NULL, "--debug-dir", NULL, OPT_DEBUG_DIR, "DIR", set_debug_dir },
 	{ NULL, "--residency", NULL, OPT_RESIDENCY, NULL, set_residency },
 	{ NULL, "--last", NULL, OPT_LAST, NULL, set_last },
 	{ NULL, "--kept", NULL, OPT_KEPT, NULL, set_kept },
@@ -484,6 +511,10 @@ static int check_combinations(const struct ms_opts *o, const struct ms_tool *t)
 	if (o->stacks && (o->cgroup || o->hist)) {
 		print_error("--stacks counts by user stack and process: it takes -p PID, not %s, usage: memscope %s",
 			    o->cgroup ? "-c" : "--hist", t->usage);
+		return ARGS_BAD;
+	}
+	if (o->debug_dir && !o->stacks && t->opts & OPT_STACKS) {
+		print_error("--debug-dir names the frames of --stacks, usage: memscope %s", t->usage);
 		return ARGS_BAD;
 	}
 	if (o->residency && o->cgroup) {

@@ -43,6 +43,7 @@ enum {
 	OPT_TEXTFILE	= 1 << 15,	/* export --textfile DIR */
 	OPT_KEPT	= 1 << 16,	/* an opt-in tool: what its family kept */
 	OPT_INTERACTIVE	= 1 << 17,	/* pmap -i */
+	OPT_DEBUG_DIR	= 1 << 18,	/* --debug-dir DIR: separate debuginfo, for stacks */
 };
 
 struct ms_opts {
@@ -66,6 +67,7 @@ struct ms_opts {
 	bool has_min_age;	/* memleak -o MIN_AGE_MS */
 	uint64_t min_age_ms;
 	bool stacks;		/* faults --stacks */
+	const char *debug_dir;	/* --debug-dir: for /usr/lib/debug, naming stack frames */
 	bool residency;		/* swapin --residency */
 	const char *file;	/* flamegraph FILE */
 	const char *title;	/* flamegraph --title */

@@ -215,8 +215,9 @@ static int cmd_ffaults(const struct ms_opts *o)
 
 MS_TOOL(faults,
 	.topic = MS_TOPIC_FAULTS, .rank = 10,
-	.opts = OPT_PID | OPT_CGROUP | OPT_HIST | OPT_STACKS | OPT_KEPT | OPT_INTERVAL,
-	.usage = "faults [-p PID | -c CGROUP] [--hist | --stacks [--kept]] [INTERVAL [COUNT]]",
+	.opts = OPT_PID | OPT_CGROUP | OPT_HIST | OPT_STACKS | OPT_KEPT | OPT_DEBUG_DIR |
+		OPT_INTERVAL,
+	.usage = "faults [-p PID | -c CGROUP] [--hist | --stacks [--kept] [--debug-dir DIR]] [INTERVAL [COUNT]]",
 	.summary = "page faults by process (-c: by cgroup), totals by class, latency histogram; --stacks: by user stack, folded (turns faultstacks on while it runs)");
 
 MS_TOOL(ffaults,

@@ -5,54 +5,32 @@
  * flamegraph.pl, inferno and speedscope read as they are.
  * Copyright (C) 2026 The memscope authors.
  *
- * The module keeps raw user addresses.  They are named here, from the
- * process's /proc/PID/maps and each mapped ELF file's symbol table (libelf),
- * at the first snapshot that sees the stack: a process must still be
- * running then.  Its maps are kept for the rest of the run, so a stack
- * seen once keeps its names after the process exits; with an INTERVAL the
- * tool snapshots every interval.  Built without libelf, frames are raw
- * addresses, and the tool says so.
+ * The module keeps raw user addresses.  They are named here: the
+ * process's /proc/PID/maps turns each into a mapped file and an offset in
+ * it, at the first snapshot that sees the stack (a process must still be
+ * running then), and symbols.c names that offset.  The maps are kept for
+ * the rest of the run, so a stack seen once keeps its names after the
+ * process exits; with an INTERVAL the tool snapshots every interval.
+ * Built without libdw, names come from each file's own symbol table only;
+ * without libelf, frames are raw addresses; the tool says which.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef MS_HAVE_LIBELF
-#include <gelf.h>
-#include <libelf.h>
-#endif
 
 #include "memscope.h"
+#include "symbols.h"
 
 #define MAX_FRAMES	127
-
-struct elf_sym {
-	uint64_t addr, size;
-	char *name;
-};
-
-struct elf_load {
-	uint64_t off, vaddr, filesz;
-};
-
-/* One mapped file's symbols, by device and inode. */
-struct elf_info {
-	char *id;
-	bool ok;
-	struct elf_sym *syms;
-	size_t nsyms;
-	struct elf_load *load;
-	size_t nload;
-};
 
 struct vma {
 	uint64_t start, end, off;
 	char *path;		/* NULL: anonymous */
-	char *id;		/* "dev inode" */
+	bool file;		/* an inode's: a file to name frames from */
 };
 
 /* A process's maps, as read the first time one of its stacks was named. */
@@ -65,8 +43,6 @@ struct proc_maps {
 
 static struct proc_maps *procs;
 static size_t nprocs;
-static struct elf_info *elfs;
-static size_t nelfs;
 
 struct srow {
 	int64_t pid;
@@ -102,14 +78,14 @@ static void read_maps(struct proc_maps *pm)
 		return;		/* exited: its frames stay unnamed */
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long start, end, off, ino;
-		char dev[32], file[4096];
+		char file[4096];
 		struct vma *v;
 		int n;
 
 		file[0] = '\0';
-		n = sscanf(line, "%llx-%llx %*s %llx %31s %llu %4095[^\n]", &start, &end, &off,
-			   dev, &ino, file);
-		if (n < 5)
+		n = sscanf(line, "%llx-%llx %*s %llx %*s %llu %4095[^\n]", &start, &end, &off,
+			   &ino, file);
+		if (n < 4)
 			continue;
 		if (pm->n == alloc) {
 			alloc = alloc ? 2 * alloc : 64;
@@ -129,14 +105,7 @@ static void read_maps(struct proc_maps *pm)
 				p++;
 			v->path = *p ? ms_xstrdup(p) : NULL;
 		}
-		if (ino) {
-			char id[64];
-
-			snprintf(id, sizeof(id), "%s %llu", dev, ino);
-			v->id = ms_xstrdup(id);
-		} else {
-			v->id = NULL;
-		}
+		v->file = ino != 0;
 	}
 	free(line);
 	fclose(f);
@@ -171,178 +140,12 @@ static const struct vma *find_vma(const struct proc_maps *pm, uint64_t ip)
 	return NULL;
 }
 
-#ifdef MS_HAVE_LIBELF
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct elf_sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Functions from .symtab, or .dynsym where the file is stripped. */
-static void elf_read(struct elf_info *e, int fd)
-{
-	Elf_Scn *scn = NULL, *use = NULL;
-	size_t nph, i, alloc = 0;
-	GElf_Shdr sh, ush = { 0 };
-	Elf_Data *data;
-	Elf *elf;
-
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
-	if (!elf_getphdrnum(elf, &nph)) {
-		e->load = ms_xcalloc(nph, sizeof(*e->load));
-		for (i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
-				e->load[e->nload++] = (struct elf_load){ ph.p_offset, ph.p_vaddr,
-									 ph.p_filesz };
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !use)) {
-			use = scn;
-			ush = sh;
-		}
-	}
-	if (!use || !(data = elf_getdata(use, NULL)) || !ush.sh_entsize)
-		goto out;
-	for (i = 0; i < ush.sh_size / ush.sh_entsize; i++) {
-		GElf_Sym s;
-		const char *name;
-
-		if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value ||
-		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
-			continue;
-		name = elf_strptr(elf, ush.sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
-		if (e->nsyms == alloc) {
-			struct elf_sym *n;
-
-			alloc = alloc ? 2 * alloc : 256;
-			n = realloc(e->syms, alloc * sizeof(*n));
-			if (!n)
-				break;
-			e->syms = n;
-		}
-		e->syms[e->nsyms++] = (struct elf_sym){ s.st_value, s.st_size, ms_xstrdup(name) };
-	}
-	qsort(e->syms, e->nsyms, sizeof(*e->syms), sym_cmp);
-	e->ok = true;
-out:
-	if (elf)
-		elf_end(elf);
-}
-
-/* The file behind a mapping: through map_files (deleted, other namespaces), or its path. */
-static struct elf_info *get_elf(int64_t pid, const struct vma *v)
-{
-	struct elf_info *e;
-	char path[128];
-	size_t i;
-	int fd;
-
-	for (i = 0; i < nelfs; i++)
-		if (!strcmp(elfs[i].id, v->id))
-			return &elfs[i];
-	e = realloc(elfs, (nelfs + 1) * sizeof(*elfs));
-	if (!e)
-		return NULL;
-	elfs = e;
-	e = &elfs[nelfs++];
-	memset(e, 0, sizeof(*e));
-	e->id = ms_xstrdup(v->id);
-	snprintf(path, sizeof(path), "/proc/%" PRId64 "/map_files/%" PRIx64 "-%" PRIx64, pid,
-		 v->start, v->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && v->path)
-		fd = open(v->path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		elf_version(EV_CURRENT);
-		elf_read(e, fd);
-		close(fd);
-	}
-	return e;
-}
-
-static const char *elf_name(const struct elf_info *e, uint64_t off)
-{
-	size_t i, lo = 0, hi = e->nsyms;
-	uint64_t vaddr = 0;
-	bool found = false;
-
-	for (i = 0; i < e->nload; i++)
-		if (off >= e->load[i].off && off < e->load[i].off + e->load[i].filesz) {
-			vaddr = off - e->load[i].off + e->load[i].vaddr;
-			found = true;
-			break;
-		}
-	if (!found)
-		return NULL;
-	/* The last symbol at or below vaddr, if vaddr is inside it. */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (e->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	i = lo - 1;
-	if (e->syms[i].size && vaddr >= e->syms[i].addr + e->syms[i].size)
-		return NULL;
-	return e->syms[i].name;
-}
-#endif /* MS_HAVE_LIBELF */
 
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 
 	return s ? s + 1 : p;
-}
-
-/*
- * One frame's name: the function, else "[file]" or the mapping's own
- * name ("[vdso]", "[heap]"), else "[unknown]".  A return address is
- * named by its call, one byte before it.
- */
-static void frame_name(struct proc_maps *pm, uint64_t ip, bool ret, char *buf, size_t size)
-{
-	const struct vma *v = pm ? find_vma(pm, ip) : NULL;
-
-#ifdef MS_HAVE_LIBELF
-	if (v && v->id && v->path && v->path[0] != '[') {
-		struct elf_info *e = get_elf(pm->pid, v);
-		const char *name = e && e->ok ?
-				   elf_name(e, ip - v->start + v->off - (ret ? 1 : 0)) : NULL;
-
-		if (name) {
-			snprintf(buf, size, "%s", name);
-			return;
-		}
-	}
-#else
-	(void)ret;
-	snprintf(buf, size, "0x%" PRIx64, ip);
-	return;
-#endif
-	if (!v)
-		snprintf(buf, size, "[unknown]");
-	else if (!v->path)
-		snprintf(buf, size, "[anon]");
-	else if (v->path[0] == '[')
-		snprintf(buf, size, "%s", v->path);
-	else
-		snprintf(buf, size, "[%s]", base_name(v->path));
 }
 
 /* Folded stacks split frames on ';' and the count on the last space. */
@@ -364,12 +167,56 @@ static void append_frame(char **out, size_t *len, size_t *cap, const char *name)
 	(*out)[*len] = '\0';
 }
 
+/*
+ * One frame's names: the function and those inlined into it there,
+ * outermost first, each a frame of its own as perf shows them; else
+ * "[file]" or the mapping's own name ("[vdso]", "[heap]"), else
+ * "[unknown]".  A return address is named by its call, one byte before
+ * it.  The file is read through map_files (deleted, other namespaces),
+ * else its path.
+ */
+static void add_frames(struct proc_maps *pm, uint64_t ip, bool ret, char **out, size_t *len,
+		       size_t *cap)
+{
+	const struct vma *v = pm ? find_vma(pm, ip) : NULL;
+	const char *names[1 + MS_SYM_MAX_INLINE];
+	char buf[512];
+	size_t n = 0, i;
+
+	if (ms_symbols_source() == MS_SYM_NONE) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, ip);
+		append_frame(out, len, cap, buf);
+		return;
+	}
+	if (v && v->file && v->path && v->path[0] != '[') {
+		char mapped[128];
+
+		snprintf(mapped, sizeof(mapped), "/proc/%" PRId64 "/map_files/%" PRIx64 "-%" PRIx64,
+			 pm->pid, v->start, v->end);
+		n = ms_symbolize(v->path, mapped, ip - v->start + v->off - (ret ? 1 : 0), names,
+				 sizeof(names) / sizeof(names[0]));
+	}
+	for (i = 0; i < n; i++)
+		append_frame(out, len, cap, names[i]);
+	if (n)
+		return;
+	if (!v)
+		snprintf(buf, sizeof(buf), "[unknown]");
+	else if (!v->path)
+		snprintf(buf, sizeof(buf), "[anon]");
+	else if (v->path[0] == '[')
+		snprintf(buf, sizeof(buf), "%s", v->path);
+	else
+		snprintf(buf, sizeof(buf), "[%s]", base_name(v->path));
+	append_frame(out, len, cap, buf);
+}
+
 static char *fold(int64_t pid, const char *comm, const struct ms_frames *stack, size_t depth)
 {
 	const uint64_t *ip = stack ? stack->ip : NULL;
 	size_t n = stack ? stack->n : 0, len = 0, cap = 0, i;
 	struct proc_maps *pm = get_maps(pid);
-	char *out = NULL, name[512];
+	char *out = NULL;
 
 	if (n > depth)
 		n = depth;
@@ -384,10 +231,8 @@ static char *fold(int64_t pid, const char *comm, const struct ms_frames *stack, 
 			out[i] = '_';
 	if (!n)
 		append_frame(&out, &len, &cap, "[no user stack]");
-	for (i = n; i-- > 0;) {
-		frame_name(pm, ip[i], i > 0, name, sizeof(name));
-		append_frame(&out, &len, &cap, name);
-	}
+	for (i = n; i-- > 0;)
+		add_frames(pm, ip[i], i > 0, &out, &len, &cap);
 	return out;
 }
 
@@ -558,9 +403,12 @@ static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family
 {
 	if (ms_check_optin(tool, family, probe, cost, c->o->kept) < 0)
 		return 1;
-#ifndef MS_HAVE_LIBELF
-	print_warn("this memscope was built without libelf (elfutils): frames are raw addresses; install libelf-dev and rebuild for function names");
-#endif
+	if (c->o->debug_dir)
+		ms_symbols_debug_dir(c->o->debug_dir);
+	if (ms_symbols_source() == MS_SYM_NONE)
+		print_warn("this memscope was built without libelf (elfutils): frames are raw addresses; install libelf-dev and rebuild for function names");
+	else if (ms_symbols_source() == MS_SYM_LIBELF)
+		print_warn("this memscope was built without libdw (elfutils): frames are named from each file's own .symtab or .dynsym only, not from separate debuginfo (build-id, .gnu_debuglink), MiniDebugInfo or inlined functions; install libdw-dev and rebuild for them");
 	if (!c->o->json && !c->o->has_interval && !ms_leased())
 		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; programs built without frame pointers give short stacks.",
 			   family);
@@ -585,6 +433,6 @@ static int cmd_brkstack(const struct ms_opts *o)
 
 MS_TOOL(brkstack,
 	.topic = MS_TOPIC_CALLS, .rank = 30,
-	.opts = OPT_PID | OPT_KEPT | OPT_INTERVAL,
-	.usage = "brkstack [-p PID] [--kept] [INTERVAL [COUNT]]",
+	.opts = OPT_PID | OPT_KEPT | OPT_DEBUG_DIR | OPT_INTERVAL,
+	.usage = "brkstack [-p PID] [--kept] [--debug-dir DIR] [INTERVAL [COUNT]]",
 	.summary = "brk() calls by user stack, folded for flame graphs (turns brkstack on while it runs)");

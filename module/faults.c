@@ -30,17 +30,17 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_faults_by_pid = {
+static struct ms_table ms_table_faults_by_pid = {
 	.file = "faults_by_pid", .header = "# pid comm faults major",
 	.kind = MS_TK_TASK, .ncols = 2,
 };
 
-struct ms_table ms_table_faults_by_file = {
+static struct ms_table ms_table_faults_by_file = {
 	.file = "faults_by_file", .header = "# file faults major",
 	.kind = MS_TK_NAME, .ncols = 2,
 };
 
-struct ms_table ms_table_faults_by_cgroup = {
+static struct ms_table ms_table_faults_by_cgroup = {
 	.file = "faults_by_cgroup", .header = "# cgroup faults major",
 	.kind = MS_TK_CGROUP, .ncols = 2,
 };
@@ -58,10 +58,10 @@ struct ms_fault_data {
 	struct ms_fault_row r[MS_NR_FR];
 };
 
-static const enum ms_table_id ms_fault_tables[MS_NR_FR] = {
-	[MS_FR_PID] = MS_T_faults_by_pid,
-	[MS_FR_FILE] = MS_T_faults_by_file,
-	[MS_FR_CGROUP] = MS_T_faults_by_cgroup,
+static struct ms_table *const ms_fault_tables[MS_NR_FR] = {
+	[MS_FR_PID] = &ms_table_faults_by_pid,
+	[MS_FR_FILE] = &ms_table_faults_by_file,
+	[MS_FR_CGROUP] = &ms_table_faults_by_cgroup,
 };
 
 #define MS_ANON_KEY 1ULL	/* file keys are even */
@@ -138,7 +138,7 @@ static enum ms_stat ms_fault_class(struct vm_area_struct *vma)
 static __always_inline void ms_fault_count(struct ms_fault_data *d, int cpu, int i,
 					   struct ms_row *row)
 {
-	struct ms_table *t = ms_tables[ms_fault_tables[i]];
+	struct ms_table *t = ms_fault_tables[i];
 
 	d->r[i].row = row;
 	if (!row)
@@ -186,7 +186,7 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 
 			/* Not if the row was reused for another key meanwhile. */
 			if (row && READ_ONCE(row->key) == d->r[i].key)
-				__ms_row_add(ms_tables[ms_fault_tables[i]], row, 1, 1);
+				__ms_row_add(ms_fault_tables[i], row, 1, 1);
 		}
 	}
 	if (ret & VM_FAULT_RETRY)
@@ -269,5 +269,11 @@ int ms_faults_init(void)
 		return -EINVAL;
 	}
 	ms_probe_add(&ms_fault_probe, MS_P_faults);
-	return 0;
+	return ms_table_add(&ms_table_faults_by_pid) ?: ms_table_add(&ms_table_faults_by_file);
+}
+
+/* The per-cgroup table came after the other tools' tables: main.c lists it later. */
+int ms_faults_cgroup_init(void)
+{
+	return ms_table_add(&ms_table_faults_by_cgroup);
 }

@@ -12,7 +12,7 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_hugetlb_by_pid = {
+static struct ms_table ms_table_hugetlb_by_pid = {
 	.file = "hugetlb_by_pid", .header = "# pid comm faults",
 	.kind = MS_TK_TASK, .ncols = 1,
 };
@@ -43,5 +43,5 @@ static struct ms_probe ms_hugetlb_probe = {
 int ms_hugetlb_init(void)
 {
 	ms_probe_add(&ms_hugetlb_probe, MS_P_hugetlb);
-	return 0;
+	return ms_table_add(&ms_table_hugetlb_by_pid);
 }

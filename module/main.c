@@ -68,9 +68,45 @@ size_t ms_footprint(void)
 	return bytes;
 }
 
+/*
+ * The families, each registering its tables as it starts: this order is
+ * the order of `version`'s tables and of the table files, the contract's
+ * (docs/debugfs.md), where a newcomer goes at the end.  So the per-cgroup
+ * tables and swap residency, which came after the tools listed before
+ * them, register after them, though their families came first.  @exit
+ * undoes @init, for a load that fails later; unloading calls it too
+ * (memscope_exit()).
+ */
+static const struct ms_family {
+	int (*init)(void);
+	void (*exit)(void);
+} ms_families[] __initconst = {
+	{ ms_faults_init },
+	{ ms_swapin_init },
+	{ ms_hugetlb_init },
+	{ ms_oom_init },
+	{ ms_vmscan_init },
+	{ ms_compaction_init },
+	{ ms_faults_cgroup_init },
+	{ ms_swapin_cgroup_init },
+	{ ms_memleak_init, ms_memleak_exit },
+	{ ms_slabtop_init },
+	{ ms_syscalls_init },
+	{ ms_ustacks_init },
+	{ ms_swres_init, ms_swres_exit },
+};
+
+/* The first @n families' exits, last first. */
+static void __init ms_families_exit(int n)
+{
+	while (n--)
+		if (ms_families[n].exit)
+			ms_families[n].exit();
+}
+
 static int __init memscope_init(void)
 {
-	int err;
+	int err, i;
 
 	ms_table_size = clamp(ms_table_size, 16U, 65536U);
 	ms_ring_size = clamp(ms_ring_size, 16U, 65536U);
@@ -82,34 +118,22 @@ static int __init memscope_init(void)
 		       MS_USTACK_MAX_DEPTH);
 		return -EINVAL;
 	}
-	err = ms_faults_init();
-	if (err)
-		return err;
-	err = ms_tables_init();
-	if (err)
-		return err;
 	err = ms_events_init();
 	if (err)
-		goto err_tables;
+		return err;
 
-	/* Families only declare their probes here; nothing fires yet. */
-	err = ms_swap_init();
+	/* Families only register their probes and tables here; nothing fires yet. */
+	for (i = 0; i < ARRAY_SIZE(ms_families); i++) {
+		err = ms_families[i].init();
+		if (err)
+			goto err_families;
+	}
+	err = ms_tables_init();
 	if (err)
-		goto err_events;
-	ms_hugetlb_init();
-	ms_oom_init();
-	ms_vmscan_init();
-	ms_compaction_init();
-	ms_slabtop_init();
-	ms_syscalls_init();
-	ms_ustacks_init();
-	err = ms_memleak_init();
-	if (err)
-		goto err_memleak;
-
+		goto err_families;
 	err = ms_fs_init();
 	if (err)
-		goto err_memleak;
+		goto err_tables;
 	err = ms_probes_init();
 	if (err)
 		goto err_fs;
@@ -119,13 +143,11 @@ static int __init memscope_init(void)
 
 err_fs:
 	ms_fs_exit();
-err_memleak:
-	ms_memleak_exit();
-	ms_swap_exit();
-err_events:
-	ms_events_exit();
 err_tables:
 	ms_tables_exit();
+err_families:
+	ms_families_exit(i);
+	ms_events_exit();
 	return err;
 }
 
@@ -133,9 +155,10 @@ static void __exit memscope_exit(void)
 {
 	ms_genl_exit();
 	ms_probes_exit();
+	/* No handler runs now, and no file is open: what they use can go. */
 	ms_fs_exit();
+	ms_swres_exit();
 	ms_memleak_exit();
-	ms_swap_exit();
 	ms_events_exit();
 	ms_tables_exit();
 	pr_info("memscope unloaded\n");

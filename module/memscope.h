@@ -279,21 +279,19 @@ struct ms_table {
 
 #define MS_ROW_BUCKETS 64
 
-/*
- * The tables, each defined by its family (faults.c, swap.c, hugetlb.c,
- * vmscan.c, slabtop.c, ustack.c) as ms_table_<name>, its file's name.
- */
-#define MS_TABLES(X)							\
-	X(faults_by_pid) X(faults_by_file) X(swapins_by_pid)		\
-	X(hugetlb_by_pid) X(shrinkers) X(faults_by_cgroup)		\
-	X(swapins_by_cgroup) X(slab) X(faults_by_stack) X(brk_by_stack) \
-	X(swap_residency_by_pid)
+/* A generous cap: more fails the load, with an error that names it. */
+#define MS_MAX_TABLES	32
 
-#define MS_TABLE_ENUM(n) MS_T_##n,
-enum ms_table_id { MS_TABLES(MS_TABLE_ENUM) MS_NR_TABLES };
-#define MS_TABLE_EXTERN(n) extern struct ms_table ms_table_##n;
-MS_TABLES(MS_TABLE_EXTERN)
-extern struct ms_table *const ms_tables[MS_NR_TABLES];
+/*
+ * The tables, each defined and registered (ms_table_add()) by its family,
+ * in registration order: ms_for_each_table().
+ */
+extern struct ms_table *ms_tables[MS_MAX_TABLES];
+extern unsigned int ms_nr_tables;
+#define ms_for_each_table(t, i)						\
+	for ((i) = 0; (i) < ms_nr_tables && ((t) = ms_tables[i], 1); (i)++)
+int ms_table_add(struct ms_table *t);
+struct ms_table *ms_table_find(const char *file);
 
 struct ms_row *ms_table_get(struct ms_table *t, u64 key);
 int ms_table_reuse_show(struct seq_file *m);
@@ -668,8 +666,12 @@ static inline bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
 }
 size_t ms_pairs_bytes(void);
 
-/* Families. */
+/*
+ * Families.  main.c calls their init functions in the order of the files;
+ * each registers its tables (ms_table_add()) as it starts.
+ */
 int ms_faults_init(void);
+int ms_faults_cgroup_init(void);
 int ms_memleak_init(void);
 void ms_memleak_exit(void);
 void ms_leak_clear(void);
@@ -706,8 +708,10 @@ const char *ms_leak_snap_header(const struct ms_leak_snap *snap);
 unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
 			      size_t len, u64 v[MS_LEAK_COLS]);
 const char *ms_fault_hook(void);
-int ms_swap_init(void);
-void ms_swap_exit(void);
+int ms_swapin_init(void);
+int ms_swapin_cgroup_init(void);
+int ms_swres_init(void);
+void ms_swres_exit(void);
 unsigned int ms_swres_size(void);
 unsigned int ms_swres_sample(void);
 size_t ms_swres_bytes(void);

@@ -37,7 +37,7 @@
 #include "memscope.h"
 #include "compat/kmem.h"
 
-struct ms_table ms_table_slab = {
+static struct ms_table ms_table_slab = {
 	.file = "slab", .header = "# cache allocs frees bytes",
 	.kind = MS_TK_NAME, .ncols = 3,
 };
@@ -296,5 +296,5 @@ int __init ms_slabtop_init(void)
 		pr_warn("memscope: slabtop unavailable: %s\n", err == -ENOMEM ?
 			"could not create its two probe caches" :
 			"the cache name was not found in struct kmem_cache");
-	return 0;
+	return ms_table_add(&ms_table_slab);
 }

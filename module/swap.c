@@ -109,17 +109,17 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_swapins_by_pid = {
+static struct ms_table ms_table_swapins_by_pid = {
 	.file = "swapins_by_pid", .header = "# pid comm swapins",
 	.kind = MS_TK_TASK, .ncols = 1,
 };
 
-struct ms_table ms_table_swapins_by_cgroup = {
+static struct ms_table ms_table_swapins_by_cgroup = {
 	.file = "swapins_by_cgroup", .header = "# cgroup swapins",
 	.kind = MS_TK_CGROUP, .ncols = 1,
 };
 
-struct ms_table ms_table_swap_residency_by_pid = {
+static struct ms_table ms_table_swap_residency_by_pid = {
 	.file = "swap_residency_by_pid",
 	.header = "# pid comm swapouts swapins median_ns",
 	.kind = MS_TK_TASK, .ncols = 2, .row_hist = true,
@@ -664,9 +664,32 @@ static struct ms_probe ms_swapout_owner_probe = {
 	.pre_handler = ms_swapout_owner_pre,
 };
 
-int ms_swap_init(void)
+/* swapin: swap-ins by process, and those served by zswap taken back. */
+int ms_swapin_init(void)
+{
+	/* zswap_load() sleeps on the compressor's mutex: room for sleepers. */
+	ms_zswap_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	if (!IS_ENABLED(CONFIG_SWAP)) {
+		/* No swap-in path at all: say so, not just symbol_not_found. */
+		ms_swapin_probe.unsupported = "config_swap_disabled";
+		ms_zswap_probe.unsupported = "config_swap_disabled";
+	}
+	ms_probe_add(&ms_swapin_probe, MS_P_swapin);
+	ms_probe_add(&ms_zswap_probe, MS_P_swapin_zswap);
+	return ms_table_add(&ms_table_swapins_by_pid);
+}
+
+/* The per-cgroup table came after the other tools' tables: main.c lists it later. */
+int ms_swapin_cgroup_init(void)
+{
+	return ms_table_add(&ms_table_swapins_by_cgroup);
+}
+
+/* swapin --residency: every swap-out's entry, until it is read or freed. */
+int ms_swres_init(void)
 {
 	unsigned int n = ms_swres_size(), s;
+	int err;
 
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct ms_swres) != 32);
 	for (s = 0; s < MS_SWRES_SEGS; s++)
@@ -681,13 +704,6 @@ int ms_swap_init(void)
 		return -ENOMEM;
 	}
 
-	/* zswap_load() sleeps on the compressor's mutex: room for sleepers. */
-	ms_zswap_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
-	if (!IS_ENABLED(CONFIG_SWAP)) {
-		/* No swap-in path at all: say so, not just symbol_not_found. */
-		ms_swapin_probe.unsupported = "config_swap_disabled";
-		ms_zswap_probe.unsupported = "config_swap_disabled";
-	}
 	if (!IS_ENABLED(CONFIG_SWAP)) {
 		ms_swapout_probe.unsupported = "config_swap_disabled";
 		ms_swapout_zswap_probe.unsupported = "config_swap_disabled";
@@ -697,16 +713,17 @@ int ms_swap_init(void)
 		/* No mm->owner: swap-outs are timed, but have no process. */
 		ms_swapout_owner_probe.unsupported = "config_memcg_disabled";
 	}
-	ms_probe_add(&ms_swapin_probe, MS_P_swapin);
-	ms_probe_add(&ms_zswap_probe, MS_P_swapin_zswap);
 	ms_probe_add(&ms_swapout_probe, MS_P_swapout);
 	ms_probe_add(&ms_swapout_zswap_probe, MS_P_swapout_zswap);
 	ms_probe_add(&ms_swapout_owner_probe, MS_P_swapout_owner);
 	ms_probe_add(&ms_swapfree_probe, MS_P_swapfree);
-	return 0;
+	err = ms_table_add(&ms_table_swap_residency_by_pid);
+	if (err)
+		ms_swres_exit();
+	return err;
 }
 
-void ms_swap_exit(void)
+void ms_swres_exit(void)
 {
 	vfree(ms_swres);
 	ms_swres = NULL;

@@ -40,12 +40,12 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_faults_by_stack = {
+static struct ms_table ms_table_faults_by_stack = {
 	.file = "faults_by_stack", .header = "# pid comm faults depth stack",
 	.kind = MS_TK_STACK, .ncols = 1,
 };
 
-struct ms_table ms_table_brk_by_stack = {
+static struct ms_table ms_table_brk_by_stack = {
 	.file = "brk_by_stack", .header = "# pid comm brk depth stack",
 	.kind = MS_TK_STACK, .ncols = 1,
 };
@@ -183,5 +183,5 @@ int __init ms_ustacks_init(void)
 	ms_brk_probe.default_off = !brkstack;
 	ms_probe_add(&ms_fault_stack_probe, MS_P_fault_stacks);
 	ms_probe_add(&ms_brk_probe, MS_P_brk);
-	return 0;
+	return ms_table_add(&ms_table_faults_by_stack) ?: ms_table_add(&ms_table_brk_by_stack);
 }

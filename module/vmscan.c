@@ -17,7 +17,7 @@
 #include "memscope.h"
 #include "uapi/memscope_genl.h"
 
-struct ms_table ms_table_shrinkers = {
+static struct ms_table ms_table_shrinkers = {
 	.file = "shrinkers", .header = "# shrinker count ns freed",
 	.kind = MS_TK_PTR, .ncols = 3,
 };
@@ -271,5 +271,5 @@ int ms_vmscan_init(void)
 		ms_probe_add(p, p->id);
 	}
 	ms_probe_add(&ms_allocstall_probe, MS_P_allocstall);
-	return 0;
+	return ms_table_add(&ms_table_shrinkers);
 }

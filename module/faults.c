@@ -64,6 +64,8 @@ static struct ms_table *const ms_fault_tables[MS_NR_FR] = {
 	[MS_FR_CGROUP] = &ms_table_faults_by_cgroup,
 };
 
+static struct ms_probe ms_fault_probe;
+
 #define MS_ANON_KEY 1ULL	/* file keys are even */
 
 /*
@@ -153,7 +155,7 @@ static __always_inline void ms_fault_enter(struct ms_fault_data *d, struct pt_re
 	unsigned int flags = ms_arg(regs, MS_FAULT_ARG_FLAGS);
 	int cpu;
 
-	ms_hit(MS_P_faults);	/* also `faults` in stats */
+	ms_hit(&ms_fault_probe);	/* also `faults` in stats */
 	ms_stat_inc(flags & FAULT_FLAG_USER ? MS_faults_user : MS_faults_kernel);
 	if (flags & FAULT_FLAG_WRITE)
 		ms_stat_inc(MS_faults_write);
@@ -268,12 +270,23 @@ int ms_faults_init(void)
 		pr_err("memscope: fault_hook=fprobe: this build has no fprobe (it needs a 6.5 to 6.13 kernel with CONFIG_FPROBE); load without fault_hook to use a kretprobe\n");
 		return -EINVAL;
 	}
-	ms_probe_add(&ms_fault_probe, MS_P_faults);
-	return ms_table_add(&ms_table_faults_by_pid) ?: ms_table_add(&ms_table_faults_by_file);
+	return ms_probe_add(&ms_fault_probe) ?: ms_table_add(&ms_table_faults_by_pid) ?:
+	       ms_table_add(&ms_table_faults_by_file);
 }
 
 /* The per-cgroup table came after the other tools' tables: main.c lists it later. */
 int ms_faults_cgroup_init(void)
 {
 	return ms_table_add(&ms_table_faults_by_cgroup);
+}
+
+/*
+ * stats' `faults` is the probe's hits (the fault path counts once, not
+ * twice), and `faults_unclassified` the faults the kretprobe had no
+ * instance for (or hit recursively): those ran no handler.
+ */
+void ms_faults_counts(u64 *hits, u64 *missed)
+{
+	*hits = ms_probe_hits(&ms_fault_probe);
+	*missed = ms_probe_missed_now(&ms_fault_probe);
 }

@@ -34,8 +34,9 @@ MODULE_PARM_DESC(oom_ring_size, "OOM kills kept in the oom ring, and recoverable
  * footprint, reported in `version` (the README gives it in numbers):
  *   10 tables * table_size * sizeof(struct ms_row)
  * + (oom_ring_size + 5 * ring_size) * sizeof(struct ms_event)
- * + cpus * the module's per-CPU section (stats, histograms, probe hits)
- * + kretprobe instances (maxactive * (instance + data))
+ * + cpus * the module's per-CPU section (stats, histograms)
+ * + cpus * each probe's hit counter, and kretprobe instances
+ *   (maxactive * (instance + data)): ms_probes_bytes()
  * + begin/end pairing slots (pair.c, fixed)
  * + memleak's table (memleak_size * its 64-byte slot)
  * + the swap residency table (swap_residency_size * its 32-byte slot)
@@ -45,8 +46,7 @@ MODULE_PARM_DESC(oom_ring_size, "OOM kills kept in the oom ring, and recoverable
 size_t ms_footprint(void)
 {
 	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes() +
-		       ms_leak_bytes() + ms_swres_bytes();
-	int i;
+		       ms_leak_bytes() + ms_swres_bytes() + ms_probes_bytes();
 
 	/*
 	 * The loader reserves the whole .data..percpu section per CPU,
@@ -55,27 +55,18 @@ size_t ms_footprint(void)
 	if (IS_ENABLED(CONFIG_SMP))
 		bytes += num_possible_cpus() * ms_module_percpu_size(THIS_MODULE);
 	else
-		bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS +
-			 sizeof(struct ms_probe_cpu);
-	for (i = 0; i < MS_NR_PROBES; i++) {
-		struct ms_probe *p = ms_probes[i];
-
-		if (p && p->kind == MS_KRETPROBE)
-			bytes += p->maxactive * (sizeof(struct kretprobe_instance) + p->data_size);
-		if (p && p->kind == MS_FPROBE)
-			bytes += p->maxactive * (MS_FPROBE_NODE_BYTES + p->data_size);
-	}
+		bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS;
 	return bytes;
 }
 
 /*
- * The families, each registering its tables as it starts: this order is
- * the order of `version`'s tables and of the table files, the contract's
- * (docs/debugfs.md), where a newcomer goes at the end.  So the per-cgroup
- * tables and swap residency, which came after the tools listed before
- * them, register after them, though their families came first.  @exit
- * undoes @init, for a load that fails later; unloading calls it too
- * (memscope_exit()).
+ * The families, each registering its probes and tables as it starts: this
+ * order is the order of the `probes` file, of `version`'s tables and of
+ * the table files, the contract's (docs/debugfs.md), where a newcomer goes
+ * at the end.  So the per-cgroup tables, swap residency and allocstall,
+ * which came after the tools listed before them, register after them,
+ * though their families came first.  @exit undoes @init, for a load that
+ * fails later; unloading calls it too (memscope_exit()).
  */
 static const struct ms_family {
 	int (*init)(void);
@@ -94,6 +85,7 @@ static const struct ms_family {
 	{ ms_syscalls_init },
 	{ ms_ustacks_init },
 	{ ms_swres_init, ms_swres_exit },
+	{ ms_allocstall_init },
 };
 
 /* The first @n families' exits, last first. */
@@ -147,6 +139,7 @@ err_tables:
 	ms_tables_exit();
 err_families:
 	ms_families_exit(i);
+	ms_probes_free();
 	ms_events_exit();
 	return err;
 }
@@ -159,6 +152,7 @@ static void __exit memscope_exit(void)
 	ms_fs_exit();
 	ms_swres_exit();
 	ms_memleak_exit();
+	ms_probes_free();
 	ms_events_exit();
 	ms_tables_exit();
 	pr_info("memscope unloaded\n");

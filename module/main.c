@@ -68,10 +68,12 @@ size_t ms_footprint(void)
  * though their families came first.  @exit undoes @init, for a load that
  * fails later; unloading calls it too (memscope_exit()).
  */
-static const struct ms_family {
+struct ms_family {
 	int (*init)(void);
 	void (*exit)(void);
-} ms_families[] __initconst = {
+};
+
+static const struct ms_family ms_families[] __initconst = {
 	{ ms_faults_init },
 	{ ms_swapin_init },
 	{ ms_hugetlb_init },

@@ -84,13 +84,13 @@ static void ms_compaction_done(int status)
  */
 static void __maybe_unused ms_compaction_begin(MS_COMPACTION_BEGIN_PROTO)
 {
-	ms_hit(MS_P_compaction_begin);
+	ms_hit(data);	/* the probe it was registered with */
 	ms_pair_begin(MS_PAIR_COMPACTION, ms_pair_now(), false);
 }
 
 static void __maybe_unused ms_compaction_end(MS_COMPACTION_END_PROTO)
 {
-	ms_hit(MS_P_compaction_end);
+	ms_hit(data);
 	ms_compaction_done(status);
 }
 
@@ -128,7 +128,6 @@ int ms_compaction_init(void)
 		ms_compaction_begin_probe.unsupported = "no_compaction_tracepoints";
 		ms_compaction_end_probe.unsupported = "no_compaction_tracepoints";
 	}
-	ms_probe_add(&ms_compaction_begin_probe, MS_P_compaction_begin);
-	ms_probe_add(&ms_compaction_end_probe, MS_P_compaction_end);
-	return 0;
+	return ms_probe_add(&ms_compaction_begin_probe) ?:
+	       ms_probe_add(&ms_compaction_end_probe);
 }

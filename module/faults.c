@@ -30,17 +30,17 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_faults_by_pid = {
+static struct ms_table ms_table_faults_by_pid = {
 	.file = "faults_by_pid", .header = "# pid comm faults major",
 	.kind = MS_TK_TASK, .ncols = 2,
 };
 
-struct ms_table ms_table_faults_by_file = {
+static struct ms_table ms_table_faults_by_file = {
 	.file = "faults_by_file", .header = "# file faults major",
 	.kind = MS_TK_NAME, .ncols = 2,
 };
 
-struct ms_table ms_table_faults_by_cgroup = {
+static struct ms_table ms_table_faults_by_cgroup = {
 	.file = "faults_by_cgroup", .header = "# cgroup faults major",
 	.kind = MS_TK_CGROUP, .ncols = 2,
 };
@@ -58,11 +58,13 @@ struct ms_fault_data {
 	struct ms_fault_row r[MS_NR_FR];
 };
 
-static const enum ms_table_id ms_fault_tables[MS_NR_FR] = {
-	[MS_FR_PID] = MS_T_faults_by_pid,
-	[MS_FR_FILE] = MS_T_faults_by_file,
-	[MS_FR_CGROUP] = MS_T_faults_by_cgroup,
+static struct ms_table *const ms_fault_tables[MS_NR_FR] = {
+	[MS_FR_PID] = &ms_table_faults_by_pid,
+	[MS_FR_FILE] = &ms_table_faults_by_file,
+	[MS_FR_CGROUP] = &ms_table_faults_by_cgroup,
 };
+
+static struct ms_probe ms_fault_probe;
 
 #define MS_ANON_KEY 1ULL	/* file keys are even */
 
@@ -138,7 +140,7 @@ static enum ms_stat ms_fault_class(struct vm_area_struct *vma)
 static __always_inline void ms_fault_count(struct ms_fault_data *d, int cpu, int i,
 					   struct ms_row *row)
 {
-	struct ms_table *t = ms_tables[ms_fault_tables[i]];
+	struct ms_table *t = ms_fault_tables[i];
 
 	d->r[i].row = row;
 	if (!row)
@@ -153,7 +155,7 @@ static __always_inline void ms_fault_enter(struct ms_fault_data *d, struct pt_re
 	unsigned int flags = ms_arg(regs, MS_FAULT_ARG_FLAGS);
 	int cpu;
 
-	ms_hit(MS_P_faults);	/* also `faults` in stats */
+	ms_hit(&ms_fault_probe);	/* also `faults` in stats */
 	ms_stat_inc(flags & FAULT_FLAG_USER ? MS_faults_user : MS_faults_kernel);
 	if (flags & FAULT_FLAG_WRITE)
 		ms_stat_inc(MS_faults_write);
@@ -186,7 +188,7 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 
 			/* Not if the row was reused for another key meanwhile. */
 			if (row && READ_ONCE(row->key) == d->r[i].key)
-				__ms_row_add(ms_tables[ms_fault_tables[i]], row, 1, 1);
+				__ms_row_add(ms_fault_tables[i], row, 1, 1);
 		}
 	}
 	if (ret & VM_FAULT_RETRY)
@@ -268,6 +270,23 @@ int ms_faults_init(void)
 		pr_err("memscope: fault_hook=fprobe: this build has no fprobe (it needs a 6.5 to 6.13 kernel with CONFIG_FPROBE); load without fault_hook to use a kretprobe\n");
 		return -EINVAL;
 	}
-	ms_probe_add(&ms_fault_probe, MS_P_faults);
-	return 0;
+	return ms_probe_add(&ms_fault_probe) ?: ms_table_add(&ms_table_faults_by_pid) ?:
+	       ms_table_add(&ms_table_faults_by_file);
+}
+
+/* The per-cgroup table came after the other tools' tables: main.c lists it later. */
+int ms_faults_cgroup_init(void)
+{
+	return ms_table_add(&ms_table_faults_by_cgroup);
+}
+
+/*
+ * stats' `faults` is the probe's hits (the fault path counts once, not
+ * twice), and `faults_unclassified` the faults the kretprobe had no
+ * instance for (or hit recursively): those ran no handler.
+ */
+void ms_faults_counts(u64 *hits, u64 *missed)
+{
+	*hits = ms_probe_hits(&ms_fault_probe);
+	*missed = ms_probe_missed_now(&ms_fault_probe);
 }

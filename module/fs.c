@@ -43,6 +43,7 @@ struct ms_file {
 	const char *name;
 	enum ms_file_kind kind;
 	int arg;
+	struct ms_table *table;		/* MS_F_TABLE's */
 };
 
 
@@ -50,6 +51,8 @@ struct ms_file {
 static int ms_show(struct seq_file *m, void *unused)
 {
 	const struct ms_file *f = m->private;
+	struct ms_table *t;
+	unsigned int j;
 	u64 *v;
 	int i;
 
@@ -67,8 +70,8 @@ static int ms_show(struct seq_file *m, void *unused)
 		seq_printf(m, "swap_residency_size %u\n", ms_swres_size());
 		seq_printf(m, "oom_ring_size %u\n", ms_oom_ring_size);
 		seq_puts(m, "tables");
-		for (i = 0; i < MS_NR_TABLES; i++)
-			seq_printf(m, " %s", ms_tables[i]->file);
+		ms_for_each_table(t, j)
+			seq_printf(m, " %s", t->file);
 		seq_putc(m, '\n');
 		/* A kretprobe instance's own size, a term of memory_bytes. */
 		seq_printf(m, "kretprobe_instance_bytes %zu\n", sizeof(struct kretprobe_instance));
@@ -107,7 +110,7 @@ static int ms_open(struct inode *inode, struct file *file)
 	const struct ms_file *f = inode->i_private;
 
 	if (f->kind == MS_F_TABLE)
-		return ms_table_open(file, ms_tables[f->arg]);
+		return ms_table_open(file, f->table);
 	if (f->kind == MS_F_LEAK)
 		return ms_leak_open(file, f->arg);
 	return single_open(file, ms_show, inode->i_private);
@@ -178,7 +181,7 @@ static int ms_proc_open(struct inode *inode, struct file *file)
 	const struct ms_file *f = pde_data(inode);
 
 	if (f->kind == MS_F_TABLE)
-		return ms_table_open(file, ms_tables[f->arg]);
+		return ms_table_open(file, f->table);
 	if (f->kind == MS_F_LEAK)
 		return ms_leak_open(file, f->arg);
 	return single_open(file, ms_show, pde_data(inode));
@@ -214,11 +217,12 @@ static const struct ms_proc_ops ms_control_proc_ops = {
 #define MS_HIST_RAW_FILE(name) MS_F(#name, MS_F_HIST_RAW, MS_H_##name),
 
 /*
- * version, probes, stats, events_format and table_reuse; then every table,
- * memleak view and event ring, named once, by the file that owns it
- * (table.c, memleak.c, events.c).
+ * version, probes, stats, events_format and table_reuse; then every table
+ * the families registered, memleak view and event ring, named once, by the
+ * file that owns it (table.c, memleak.c, events.c).
  */
-#define MS_NR_FILES (5 + MS_NR_TABLES + MS_NR_LEAK_VIEWS + MS_NR_EVENT_TYPES)
+#define MS_NR_FILES (5 + MS_MAX_TABLES + MS_NR_LEAK_VIEWS + MS_NR_EVENT_TYPES)
+static unsigned int ms_nr_files;
 static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("version", MS_F_VERSION, 0),
 	MS_F("probes", MS_F_PROBES, 0),
@@ -230,15 +234,19 @@ static struct ms_file ms_files[MS_NR_FILES] = {
 static void ms_files_init(void)
 {
 	struct ms_file *f = &ms_files[5];
+	struct ms_table *t;
+	unsigned int j;
 	int i;
 
-	for (i = 0; i < MS_NR_TABLES; i++)
-		*f++ = (struct ms_file)MS_F(ms_tables[i]->file, MS_F_TABLE, i);
+	ms_for_each_table(t, j) {
+		*f = (struct ms_file)MS_F(t->file, MS_F_TABLE, j);
+		f++->table = t;
+	}
 	for (i = 0; i < MS_NR_LEAK_VIEWS; i++)
 		*f++ = (struct ms_file)MS_F(ms_leak_file(i), MS_F_LEAK, i);
 	for (i = 0; i < MS_NR_EVENT_TYPES; i++)
 		*f++ = (struct ms_file)MS_F(ms_event_name(i), MS_F_RING, i);
-	BUILD_BUG_ON(ARRAY_SIZE(ms_files) != MS_NR_FILES);
+	ms_nr_files = f - ms_files;
 }
 
 static const struct ms_file ms_hist_files[] = { MS_HISTS(MS_HIST_FILE) };
@@ -264,7 +272,7 @@ int ms_file_show(struct seq_file *m, const char *name)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(ms_files); i++) {
+	for (i = 0; i < ms_nr_files; i++) {
 		const struct ms_file *f = &ms_files[i];
 
 		if (strcmp(f->name, name) ||
@@ -290,7 +298,7 @@ static int ms_debugfs_init(void)
 		ms_debugfs = NULL;
 		return -ENODEV;
 	}
-	for (i = 0; i < ARRAY_SIZE(ms_files); i++)
+	for (i = 0; i < ms_nr_files; i++)
 		debugfs_create_file(ms_files[i].name, 0400, ms_debugfs,
 				    (void *)&ms_files[i], &ms_fops);
 	debugfs_create_file("events", 0400, ms_debugfs, NULL, &ms_events_fops);
@@ -312,7 +320,7 @@ static int ms_procfs_init(void)
 	ms_procdir = proc_mkdir_mode("memscope", 0500, NULL);
 	if (!ms_procdir)
 		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(ms_files); i++)
+	for (i = 0; i < ms_nr_files; i++)
 		if (!proc_create_data(ms_files[i].name, 0400, ms_procdir, &ms_file_proc_ops,
 				      (void *)&ms_files[i]))
 			goto err;

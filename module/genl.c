@@ -268,6 +268,7 @@ enum { MS_GENL_DUMP_TABLE = 1, MS_GENL_DUMP_LEAK };
 
 static int ms_genl_table_begin(struct netlink_callback *cb)
 {
+	struct ms_table *t;
 	const char *name;
 	int i;
 
@@ -282,14 +283,12 @@ static int ms_genl_table_begin(struct netlink_callback *cb)
 		cb->args[0] = (long)ms_leak_snapshot(i);
 		return cb->args[0] ? 0 : -ENOMEM;
 	}
-	for (i = 0; i < MS_NR_TABLES; i++) {
-		if (strcmp(ms_tables[i]->file, name))
-			continue;
-		cb->args[3] = MS_GENL_DUMP_TABLE;
-		cb->args[0] = (long)ms_table_snapshot(ms_tables[i]);
-		return cb->args[0] ? 0 : -ENOMEM;
-	}
-	return -ENOENT;
+	t = ms_table_find(name);
+	if (!t)
+		return -ENOENT;
+	cb->args[3] = MS_GENL_DUMP_TABLE;
+	cb->args[0] = (long)ms_table_snapshot(t);
+	return cb->args[0] ? 0 : -ENOMEM;
 }
 
 /* A row's nest, open, with its pid (if @has_pid), name and columns. */

@@ -12,7 +12,7 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_hugetlb_by_pid = {
+static struct ms_table ms_table_hugetlb_by_pid = {
 	.file = "hugetlb_by_pid", .header = "# pid comm faults",
 	.kind = MS_TK_TASK, .ncols = 1,
 };
@@ -21,7 +21,7 @@ static int ms_hugetlb_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ms_row *row;
 
-	ms_hit(MS_P_hugetlb);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	ms_stat_inc(MS_hugetlb_faults);
 	row = ms_table_get_task(&ms_table_hugetlb_by_pid);
 	if (row)
@@ -42,6 +42,5 @@ static struct ms_probe ms_hugetlb_probe = {
 
 int ms_hugetlb_init(void)
 {
-	ms_probe_add(&ms_hugetlb_probe, MS_P_hugetlb);
-	return 0;
+	return ms_probe_add(&ms_hugetlb_probe) ?: ms_table_add(&ms_table_hugetlb_by_pid);
 }

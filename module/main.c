@@ -34,8 +34,9 @@ MODULE_PARM_DESC(oom_ring_size, "OOM kills kept in the oom ring, and recoverable
  * footprint, reported in `version` (the README gives it in numbers):
  *   10 tables * table_size * sizeof(struct ms_row)
  * + (oom_ring_size + 5 * ring_size) * sizeof(struct ms_event)
- * + cpus * the module's per-CPU section (stats, histograms, probe hits)
- * + kretprobe instances (maxactive * (instance + data))
+ * + cpus * the module's per-CPU section (stats, histograms)
+ * + cpus * each probe's hit counter, and kretprobe instances
+ *   (maxactive * (instance + data)): ms_probes_bytes()
  * + begin/end pairing slots (pair.c, fixed)
  * + memleak's table (memleak_size * its 64-byte slot)
  * + the swap residency table (swap_residency_size * its 32-byte slot)
@@ -45,8 +46,7 @@ MODULE_PARM_DESC(oom_ring_size, "OOM kills kept in the oom ring, and recoverable
 size_t ms_footprint(void)
 {
 	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes() +
-		       ms_leak_bytes() + ms_swres_bytes();
-	int i;
+		       ms_leak_bytes() + ms_swres_bytes() + ms_probes_bytes();
 
 	/*
 	 * The loader reserves the whole .data..percpu section per CPU,
@@ -55,22 +55,52 @@ size_t ms_footprint(void)
 	if (IS_ENABLED(CONFIG_SMP))
 		bytes += num_possible_cpus() * ms_module_percpu_size(THIS_MODULE);
 	else
-		bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS +
-			 sizeof(struct ms_probe_cpu);
-	for (i = 0; i < MS_NR_PROBES; i++) {
-		struct ms_probe *p = ms_probes[i];
-
-		if (p && p->kind == MS_KRETPROBE)
-			bytes += p->maxactive * (sizeof(struct kretprobe_instance) + p->data_size);
-		if (p && p->kind == MS_FPROBE)
-			bytes += p->maxactive * (MS_FPROBE_NODE_BYTES + p->data_size);
-	}
+		bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS;
 	return bytes;
+}
+
+/*
+ * The families, each registering its probes and tables as it starts: this
+ * order is the order of the `probes` file, of `version`'s tables and of
+ * the table files, the contract's (docs/debugfs.md), where a newcomer goes
+ * at the end.  So the per-cgroup tables, swap residency and allocstall,
+ * which came after the tools listed before them, register after them,
+ * though their families came first.  @exit undoes @init, for a load that
+ * fails later; unloading calls it too (memscope_exit()).
+ */
+struct ms_family {
+	int (*init)(void);
+	void (*exit)(void);
+};
+
+static const struct ms_family ms_families[] __initconst = {
+	{ ms_faults_init },
+	{ ms_swapin_init },
+	{ ms_hugetlb_init },
+	{ ms_oom_init },
+	{ ms_vmscan_init },
+	{ ms_compaction_init },
+	{ ms_faults_cgroup_init },
+	{ ms_swapin_cgroup_init },
+	{ ms_memleak_init, ms_memleak_exit },
+	{ ms_slabtop_init },
+	{ ms_syscalls_init },
+	{ ms_ustacks_init },
+	{ ms_swres_init, ms_swres_exit },
+	{ ms_allocstall_init },
+};
+
+/* The first @n families' exits, last first. */
+static void __init ms_families_exit(int n)
+{
+	while (n--)
+		if (ms_families[n].exit)
+			ms_families[n].exit();
 }
 
 static int __init memscope_init(void)
 {
-	int err;
+	int err, i;
 
 	ms_table_size = clamp(ms_table_size, 16U, 65536U);
 	ms_ring_size = clamp(ms_ring_size, 16U, 65536U);
@@ -82,34 +112,22 @@ static int __init memscope_init(void)
 		       MS_USTACK_MAX_DEPTH);
 		return -EINVAL;
 	}
-	err = ms_faults_init();
-	if (err)
-		return err;
-	err = ms_tables_init();
-	if (err)
-		return err;
 	err = ms_events_init();
 	if (err)
-		goto err_tables;
+		return err;
 
-	/* Families only declare their probes here; nothing fires yet. */
-	err = ms_swap_init();
+	/* Families only register their probes and tables here; nothing fires yet. */
+	for (i = 0; i < ARRAY_SIZE(ms_families); i++) {
+		err = ms_families[i].init();
+		if (err)
+			goto err_families;
+	}
+	err = ms_tables_init();
 	if (err)
-		goto err_events;
-	ms_hugetlb_init();
-	ms_oom_init();
-	ms_vmscan_init();
-	ms_compaction_init();
-	ms_slabtop_init();
-	ms_syscalls_init();
-	ms_ustacks_init();
-	err = ms_memleak_init();
-	if (err)
-		goto err_memleak;
-
+		goto err_families;
 	err = ms_fs_init();
 	if (err)
-		goto err_memleak;
+		goto err_tables;
 	err = ms_probes_init();
 	if (err)
 		goto err_fs;
@@ -119,13 +137,12 @@ static int __init memscope_init(void)
 
 err_fs:
 	ms_fs_exit();
-err_memleak:
-	ms_memleak_exit();
-	ms_swap_exit();
-err_events:
-	ms_events_exit();
 err_tables:
 	ms_tables_exit();
+err_families:
+	ms_families_exit(i);
+	ms_probes_free();
+	ms_events_exit();
 	return err;
 }
 
@@ -133,9 +150,11 @@ static void __exit memscope_exit(void)
 {
 	ms_genl_exit();
 	ms_probes_exit();
+	/* No handler runs now, and no file is open: what they use can go. */
 	ms_fs_exit();
+	ms_swres_exit();
 	ms_memleak_exit();
-	ms_swap_exit();
+	ms_probes_free();
 	ms_events_exit();
 	ms_tables_exit();
 	pr_info("memscope unloaded\n");

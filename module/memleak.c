@@ -295,37 +295,37 @@ void ms_leak_clear(void)
  */
 static void ms_kmalloc(MS_KMALLOC_PROTO)
 {
-	ms_hit(MS_P_kmalloc);
+	ms_hit(data);	/* the probe it was registered with */
 	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
 static void ms_kmalloc_node(MS_KMALLOC_NODE_PROTO)
 {
-	ms_hit(MS_P_kmalloc_node);
+	ms_hit(data);
 	ms_leak_add((unsigned long)ptr, &call_site, 1, bytes_req, MS_LEAK_SLAB);
 }
 
 static void ms_kmem_cache_alloc(MS_KMEM_CACHE_ALLOC_PROTO)
 {
-	ms_hit(MS_P_kmem_cache_alloc);
+	ms_hit(data);
 	ms_leak_add((unsigned long)ptr, &call_site, 1, MS_KMEM_CACHE_ALLOC_BYTES, MS_LEAK_SLAB);
 }
 
 static void ms_kmem_cache_alloc_node(MS_KMEM_CACHE_ALLOC_NODE_PROTO)
 {
-	ms_hit(MS_P_kmem_cache_alloc_node);
+	ms_hit(data);
 	ms_leak_add((unsigned long)ptr, &call_site, 1, MS_KMEM_CACHE_ALLOC_BYTES, MS_LEAK_SLAB);
 }
 
 static void ms_kfree(void *data, unsigned long call_site, const void *ptr)
 {
-	ms_hit(MS_P_kfree);
+	ms_hit(data);
 	ms_leak_del((unsigned long)ptr);
 }
 
 static void ms_kmem_cache_free(MS_KMEM_CACHE_FREE_PROTO)
 {
-	ms_hit(MS_P_kmem_cache_free);
+	ms_hit(data);
 	ms_leak_del((unsigned long)ptr);
 }
 
@@ -341,7 +341,7 @@ static void ms_page_alloc(void *data, struct page *page, unsigned int order,
 	unsigned long frames[MS_LEAK_FRAMES];
 	unsigned int n;
 
-	ms_hit(MS_P_page_alloc);
+	ms_hit(data);
 	if (!page || ms_leak_sampled_out((unsigned long)page))
 		return;
 	/* Skip this handler; the tracepoint's own frame, if any, is skipped by name. */
@@ -351,7 +351,7 @@ static void ms_page_alloc(void *data, struct page *page, unsigned int order,
 
 static void ms_page_free(void *data, struct page *page, unsigned int order)
 {
-	ms_hit(MS_P_page_free);
+	ms_hit(data);
 	ms_leak_del((unsigned long)page);
 }
 
@@ -366,7 +366,7 @@ static void ms_percpu_alloc(MS_PERCPU_ALLOC_PROTO)
 	unsigned long frames[MS_LEAK_FRAMES];
 	unsigned int n;
 
-	ms_hit(MS_P_percpu_alloc);
+	ms_hit(data);
 	if (ms_leak_sampled_out((__force unsigned long)ptr))
 		return;
 	n = ms_stack_save(frames, MS_LEAK_FRAMES, 1);
@@ -376,7 +376,7 @@ static void ms_percpu_alloc(MS_PERCPU_ALLOC_PROTO)
 
 static void ms_percpu_free(MS_PERCPU_FREE_PROTO)
 {
-	ms_hit(MS_P_percpu_free);
+	ms_hit(data);
 	ms_leak_del((__force unsigned long)ptr);
 }
 
@@ -579,9 +579,16 @@ size_t ms_leak_bytes(void)
 
 int ms_memleak_init(void)
 {
+	/* Frees before allocations: attached in this order, detached in reverse. */
+	static struct ms_probe *const ms_leak_probes[] = {
+		&ms_kfree_probe, &ms_kmem_cache_free_probe, &ms_mm_page_free_probe,
+		&ms_percpu_free_percpu_probe, &ms_kmalloc_probe, &ms_kmem_cache_alloc_probe,
+		&ms_kmalloc_node_probe, &ms_kmem_cache_alloc_node_probe,
+		&ms_mm_page_alloc_probe, &ms_percpu_alloc_percpu_probe,
+	};
 	unsigned int n = ms_leak_size();
 	unsigned int i;
-	int s;
+	int s, err;
 
 	/* The README's footprint formula counts 64 bytes a slot. */
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct ms_leak) != 64);
@@ -597,7 +604,7 @@ int ms_memleak_init(void)
 	 * kmemleak to scan it, no tracked allocation would ever look leaked.
 	 */
 	kmemleak_no_scan(ms_leaks);
-	/* Frees first: probes attach in id order (memscope.h). */
+	/* Frees first: probes attach in the order they were added. */
 	ms_kfree_probe.before_attach = ms_leak_clear;
 	if (MS_KMEM_NODE_MERGED) {
 		/* 6.1 merged the _node events into kmalloc and kmem_cache_alloc. */
@@ -632,17 +639,10 @@ int ms_memleak_init(void)
 	spin_lock(&ms_leak_report_lock);
 	ms_leak_reporting = true;
 	spin_unlock(&ms_leak_report_lock);
-	ms_probe_add(&ms_kfree_probe, MS_P_kfree);
-	ms_probe_add(&ms_kmem_cache_free_probe, MS_P_kmem_cache_free);
-	ms_probe_add(&ms_mm_page_free_probe, MS_P_page_free);
-	ms_probe_add(&ms_percpu_free_percpu_probe, MS_P_percpu_free);
-	ms_probe_add(&ms_kmalloc_probe, MS_P_kmalloc);
-	ms_probe_add(&ms_kmem_cache_alloc_probe, MS_P_kmem_cache_alloc);
-	ms_probe_add(&ms_kmalloc_node_probe, MS_P_kmalloc_node);
-	ms_probe_add(&ms_kmem_cache_alloc_node_probe, MS_P_kmem_cache_alloc_node);
-	ms_probe_add(&ms_mm_page_alloc_probe, MS_P_page_alloc);
-	ms_probe_add(&ms_percpu_alloc_percpu_probe, MS_P_percpu_alloc);
-	return 0;
+	err = ms_probe_add_all(ms_leak_probes, ARRAY_SIZE(ms_leak_probes));
+	if (err)
+		ms_memleak_exit();
+	return err;
 }
 
 /* Called after every probe is gone: the report stops, then the table goes. */

@@ -164,46 +164,34 @@ struct ms_probe {
 	struct kretprobe rp;
 	struct tracepoint *tp;
 	ms_fprobe_t fp;
-	unsigned int id;		/* MS_P_*: where it is declared, or by ms_probe_add() */
+	unsigned long __percpu *hits;	/* by ms_probe_add(), freed by ms_probes_free() */
 };
 
 /*
- * Probe ids index the per-CPU hit counters.  Families register their probes
- * in this order; see probe.c.
+ * The probe registry (probe.c): each family adds its probes from its init
+ * function, and the `probes` file lists them in that order, main.c's order
+ * of the families.  A bounded array, as the tables' (MS_MAX_TABLES): the
+ * count is fixed when the module is built, unloading detaches every probe
+ * in one batch per kind, and a cap too small fails the load with an error
+ * that names it.
  */
-#define MS_PROBES(X)							\
-	X(faults) X(swapin) X(swapin_zswap) X(hugetlb)			\
-	X(oom_kill) X(oom_mark_victim)					\
-	X(direct_reclaim_begin) X(direct_reclaim_end)			\
-	X(memcg_reclaim_begin) X(memcg_reclaim_end)			\
-	X(shrink_slab_start) X(shrink_slab_end)			\
-	X(wakeup_kswapd) X(kswapd_wake) X(kswapd_sleep)		\
-	X(writepage) X(compaction_begin) X(compaction_end)		\
-	X(kfree) X(kmem_cache_free) X(page_free) X(percpu_free)	\
-	X(kmalloc) X(kmem_cache_alloc) X(kmalloc_node)			\
-	X(kmem_cache_alloc_node) X(page_alloc) X(percpu_alloc)		\
-	X(slab_free) X(slab_free_bulk) X(slab_alloc) X(slab_alloc_node)	\
-	X(slab_alloc_lru) X(slab_alloc_bulk) X(mmap) X(shm)		\
-	X(fault_stacks) X(brk) X(swapout) X(swapout_zswap)		\
-	X(swapout_owner) X(swapfree) X(allocstall)
+#define MS_MAX_PROBES	64
 
-#define MS_PROBE_ENUM(name) MS_P_##name,
-enum ms_probe_id { MS_PROBES(MS_PROBE_ENUM) MS_NR_PROBES };
-
-struct ms_probe_cpu {
-	unsigned long hits[MS_NR_PROBES];
-};
-DECLARE_PER_CPU(struct ms_probe_cpu, ms_probe_hits);
-
-static __always_inline void ms_hit(enum ms_probe_id id)
+/*
+ * A hit on probe @p: its own per-CPU counter, allocated when it was
+ * registered, before it could fire.  Any context: one per-CPU increment.
+ */
+static __always_inline void ms_hit(struct ms_probe *p)
 {
-	this_cpu_inc(ms_probe_hits.hits[id]);
+	this_cpu_inc(*p->hits);
 }
 
-extern struct ms_probe *ms_probes[MS_NR_PROBES];
-void ms_probe_add(struct ms_probe *p, enum ms_probe_id id);
+int ms_probe_add(struct ms_probe *p);
+int ms_probe_add_all(struct ms_probe *const *p, unsigned int n);
 int ms_probes_init(void);
 void ms_probes_exit(void);
+void ms_probes_free(void);
+size_t ms_probes_bytes(void);
 int ms_probe_set(const char *name, bool on);
 int ms_probe_on(const char *name);
 void ms_probes_show(struct seq_file *m);
@@ -219,7 +207,8 @@ struct ms_probe_state {
 };
 int ms_probes_for_each(int (*fn)(const struct ms_probe_state *st, void *arg), void *arg);
 unsigned long ms_probe_missed(const struct ms_probe *p);
-unsigned long ms_probe_missed_id(enum ms_probe_id id);
+unsigned long ms_probe_missed_now(const struct ms_probe *p);
+u64 ms_probe_hits(const struct ms_probe *p);
 
 /*
  * Bounded tables: open addressing over a fixed array allocated at load.
@@ -278,21 +267,19 @@ struct ms_table {
 
 #define MS_ROW_BUCKETS 64
 
-/*
- * The tables, each defined by its family (faults.c, swap.c, hugetlb.c,
- * vmscan.c, slabtop.c, ustack.c) as ms_table_<name>, its file's name.
- */
-#define MS_TABLES(X)							\
-	X(faults_by_pid) X(faults_by_file) X(swapins_by_pid)		\
-	X(hugetlb_by_pid) X(shrinkers) X(faults_by_cgroup)		\
-	X(swapins_by_cgroup) X(slab) X(faults_by_stack) X(brk_by_stack) \
-	X(swap_residency_by_pid)
+/* A generous cap: more fails the load, with an error that names it. */
+#define MS_MAX_TABLES	32
 
-#define MS_TABLE_ENUM(n) MS_T_##n,
-enum ms_table_id { MS_TABLES(MS_TABLE_ENUM) MS_NR_TABLES };
-#define MS_TABLE_EXTERN(n) extern struct ms_table ms_table_##n;
-MS_TABLES(MS_TABLE_EXTERN)
-extern struct ms_table *const ms_tables[MS_NR_TABLES];
+/*
+ * The tables, each defined and registered (ms_table_add()) by its family,
+ * in registration order: ms_for_each_table().
+ */
+extern struct ms_table *ms_tables[MS_MAX_TABLES];
+extern unsigned int ms_nr_tables;
+#define ms_for_each_table(t, i)						\
+	for ((i) = 0; (i) < ms_nr_tables && ((t) = ms_tables[i], 1); (i)++)
+int ms_table_add(struct ms_table *t);
+struct ms_table *ms_table_find(const char *file);
 
 struct ms_row *ms_table_get(struct ms_table *t, u64 key);
 int ms_table_reuse_show(struct seq_file *m);
@@ -667,8 +654,14 @@ static inline bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
 }
 size_t ms_pairs_bytes(void);
 
-/* Families. */
+/*
+ * Families.  Each registers its probes and tables from its init function
+ * (ms_probe_add(), ms_table_add()); main.c calls them in the order of the
+ * files.
+ */
 int ms_faults_init(void);
+int ms_faults_cgroup_init(void);
+void ms_faults_counts(u64 *hits, u64 *missed);
 int ms_memleak_init(void);
 void ms_memleak_exit(void);
 void ms_leak_clear(void);
@@ -705,14 +698,17 @@ const char *ms_leak_snap_header(const struct ms_leak_snap *snap);
 unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
 			      size_t len, u64 v[MS_LEAK_COLS]);
 const char *ms_fault_hook(void);
-int ms_swap_init(void);
-void ms_swap_exit(void);
+int ms_swapin_init(void);
+int ms_swapin_cgroup_init(void);
+int ms_swres_init(void);
+void ms_swres_exit(void);
 unsigned int ms_swres_size(void);
 unsigned int ms_swres_sample(void);
 size_t ms_swres_bytes(void);
 int ms_hugetlb_init(void);
 int ms_oom_init(void);
 int ms_vmscan_init(void);
+int ms_allocstall_init(void);
 int ms_compaction_init(void);
 int ms_slabtop_init(void);
 int ms_syscalls_init(void);

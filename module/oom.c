@@ -98,6 +98,11 @@ static void ms_oom_sample_tasks(unsigned int *running, unsigned int *threads,
 	*last_pid = ms_last_pid(&init_pid_ns);
 }
 
+static struct ms_probe ms_oom_kill_probe, ms_mark_victim_probe, ms_mark_oom_victim_probe;
+/* Where the victim is seen marked: the event, or before it (compat/oom.h) the function. */
+static struct ms_probe *const ms_oom_mark_probe =
+	MS_HAVE_MARK_VICTIM_EVENT ? &ms_mark_victim_probe : &ms_mark_oom_victim_probe;
+
 static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
@@ -109,7 +114,7 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	pid_t last_pid;
 	int i;
 
-	ms_hit(MS_P_oom_kill);
+	ms_hit(&ms_oom_kill_probe);
 	ms_oom_kill_args(regs, &oc);
 	victim = oc.victim;
 	d->kills_before = ms_oom_kill_events();
@@ -176,7 +181,7 @@ static void ms_oom_mark(struct task_struct *task)
 	struct mm_struct *mm = task->mm;
 	unsigned long flags;
 
-	ms_hit(MS_P_oom_mark_victim);
+	ms_hit(ms_oom_mark_probe);
 	raw_spin_lock_irqsave(&ms_oom_lock, flags);
 	if (ms_oom_active && !e->confirmed && task->tgid == ms_oom_victim_tgid) {
 		/* The thread that holds the mm, as "Killed process <pid>". */
@@ -207,7 +212,7 @@ static void ms_mark_victim(MS_MARK_VICTIM_PROTO)
 		ms_oom_mark(victim);
 		return;
 	}
-	ms_hit(MS_P_oom_mark_victim);
+	ms_hit(data);
 	raw_spin_lock_irqsave(&ms_oom_lock, flags);
 	if (ms_oom_active && MS_MARK_VICTIM_PID == e->victim_pid)
 		e->confirmed = true;
@@ -329,8 +334,5 @@ const struct ms_record_desc ms_event_oom = {
 
 int ms_oom_init(void)
 {
-	ms_probe_add(&ms_oom_kill_probe, MS_P_oom_kill);
-	ms_probe_add(MS_HAVE_MARK_VICTIM_EVENT ? &ms_mark_victim_probe : &ms_mark_oom_victim_probe,
-		     MS_P_oom_mark_victim);
-	return 0;
+	return ms_probe_add(&ms_oom_kill_probe) ?: ms_probe_add(ms_oom_mark_probe);
 }

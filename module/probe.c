@@ -16,8 +16,9 @@
 
 #include "memscope.h"
 
-DEFINE_PER_CPU(struct ms_probe_cpu, ms_probe_hits);
-struct ms_probe *ms_probes[MS_NR_PROBES];
+/* Registered by the families at load, before anything can fire; then fixed. */
+static struct ms_probe *ms_probes[MS_MAX_PROBES];
+static unsigned int ms_nr_probes;
 static DEFINE_MUTEX(ms_probe_lock);
 /*
  * Set by ms_probes_exit(): /proc/memscope/control holds no module
@@ -38,11 +39,82 @@ MODULE_PARM_DESC(disable, "Comma-separated probes to leave detached at load");
 static char *target_override;
 module_param(target_override, charp, 0400);
 MODULE_PARM_DESC(target_override, "probe=target[,...]: attach a probe to another target (testing)");
+static char *ms_override_copy;
+static int ms_override_init(void);
 
-void ms_probe_add(struct ms_probe *p, enum ms_probe_id id)
+/*
+ * Register @p, last in the `probes` file, with a hit counter of its own.
+ * At load, in process context, before anything can attach (ms_fs_init()'s
+ * control file, ms_probes_init()): a probe is never on without its
+ * counter, nor without its target_override.
+ */
+int ms_probe_add(struct ms_probe *p)
 {
-	p->id = id;
-	ms_probes[id] = p;
+	int err = ms_nr_probes ? 0 : ms_override_init();
+
+	if (err)
+		return err;
+	if (ms_nr_probes == ARRAY_SIZE(ms_probes)) {
+		pr_err("memscope: probe %s: more than MS_MAX_PROBES (%zu) probes; raise it\n",
+		       p->name, ARRAY_SIZE(ms_probes));
+		return -ENOSPC;
+	}
+	p->hits = alloc_percpu(unsigned long);
+	if (!p->hits)
+		return -ENOMEM;
+	ms_probes[ms_nr_probes++] = p;
+	return 0;
+}
+
+/* ms_probe_add() each of @n probes, in order; stop at the first failure. */
+int ms_probe_add_all(struct ms_probe *const *p, unsigned int n)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = ms_probe_add(p[i]);
+	return err;
+}
+
+/*
+ * The counters and the override copy go last, once no handler can run and
+ * no file can be read (after ms_probes_exit() and ms_fs_exit()), or when
+ * the load fails before any probe attached.
+ */
+void ms_probes_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ms_nr_probes; i++) {
+		free_percpu(ms_probes[i]->hits);
+		ms_probes[i]->hits = NULL;
+	}
+	ms_nr_probes = 0;
+	kfree(ms_override_copy);
+	ms_override_copy = NULL;
+}
+
+/*
+ * What the probes allocate: each one's hit counter per CPU, kretprobe (or
+ * fprobe) instances, and the override copy.
+ */
+size_t ms_probes_bytes(void)
+{
+	size_t bytes = (size_t)ms_nr_probes * sizeof(unsigned long) * num_possible_cpus();
+	unsigned int i;
+
+	for (i = 0; i < ms_nr_probes; i++) {
+		const struct ms_probe *p = ms_probes[i];
+
+		if (p->kind == MS_KRETPROBE)
+			bytes += p->maxactive * (sizeof(struct kretprobe_instance) + p->data_size);
+		if (p->kind == MS_FPROBE)
+			bytes += p->maxactive * (MS_FPROBE_NODE_BYTES + p->data_size);
+	}
+	if (ms_override_copy)
+		bytes += strlen(target_override) + 1;
+	return bytes;
 }
 
 static bool ms_list_has(const char *list, const char *name, const char **value)
@@ -64,21 +136,32 @@ static bool ms_list_has(const char *list, const char *name, const char **value)
 	return false;
 }
 
-/* The override value is "symbol" up to the next comma; keep a copy. */
-static char ms_override_buf[MS_NR_PROBES][KSYM_NAME_LEN];
-
+/*
+ * The override's "symbol" ends at the next comma: ms_override() returns it
+ * from a copy of the parameter made at load, its commas made NULs, which
+ * lives as long as the probes (a probe's target may point into it).
+ */
 static const char *ms_override(struct ms_probe *p)
 {
 	const char *v;
-	size_t n;
 
-	if (!target_override || !ms_list_has(target_override, p->name, &v) || !v)
+	if (!ms_override_copy || !ms_list_has(target_override, p->name, &v) || !v)
 		return NULL;
-	n = strcspn(v, ",");
-	n = min_t(size_t, n, KSYM_NAME_LEN - 1);
-	memcpy(ms_override_buf[p->id], v, n);
-	ms_override_buf[p->id][n] = '\0';
-	return ms_override_buf[p->id];
+	return ms_override_copy + (v - target_override);
+}
+
+static int ms_override_init(void)
+{
+	char *c;
+
+	if (!target_override)
+		return 0;
+	ms_override_copy = kstrdup(target_override, GFP_KERNEL);
+	if (!ms_override_copy)
+		return -ENOMEM;
+	for (c = ms_override_copy; (c = strchr(c, ',')); c++)
+		*c = '\0';
+	return 0;
 }
 
 static const char *ms_errno_reason(int err)
@@ -201,16 +284,17 @@ static int ms_attach(struct ms_probe *p)
  */
 static void ms_detach(const char *name)
 {
-	struct kprobe *kps[MS_NR_PROBES];
-	struct kretprobe *rps[MS_NR_PROBES];
+	/* Under ms_probe_lock: too big for the stack. */
+	static struct kprobe *kps[MS_MAX_PROBES];
+	static struct kretprobe *rps[MS_MAX_PROBES];
 	int i, nk = 0, nr = 0, nt = 0;
 
 	lockdep_assert_held(&ms_probe_lock);
 	/* In reverse of attach order: memleak's allocations before its frees. */
-	for (i = MS_NR_PROBES - 1; i >= 0; i--) {
+	for (i = ms_nr_probes - 1; i >= 0; i--) {
 		struct ms_probe *p = ms_probes[i];
 
-		if (!p || !p->attached)
+		if (!p->attached)
 			continue;
 		if (name && strcmp(p->name, name) && (!p->family || strcmp(p->family, name)))
 			continue;
@@ -256,11 +340,9 @@ int ms_probes_init(void)
 	int i, n = 0;
 
 	mutex_lock(&ms_probe_lock);
-	for (i = 0; i < MS_NR_PROBES; i++) {
+	for (i = 0; i < ms_nr_probes; i++) {
 		struct ms_probe *p = ms_probes[i];
 
-		if (!p)
-			continue;
 		if (p->default_off || (disable && ms_list_has(disable, p->name, NULL))) {
 			p->target = p->targets[0];
 			/* Off, but say now if it could never be on. */
@@ -297,16 +379,16 @@ int ms_probe_set(const char *name, bool on)
 		mutex_unlock(&ms_probe_lock);
 		return -ENODEV;
 	}
-	for (i = 0; i < MS_NR_PROBES; i++) {
+	for (i = 0; i < ms_nr_probes; i++) {
 		struct ms_probe *p = ms_probes[i];
 
-		if (p && p->family && !strcmp(p->family, name))
+		if (p->family && !strcmp(p->family, name))
 			family = true;
 	}
-	for (i = 0; i < MS_NR_PROBES; i++) {
+	for (i = 0; i < ms_nr_probes; i++) {
 		struct ms_probe *p = ms_probes[i];
 
-		if (!p || (!all && !family && strcmp(p->name, name)))
+		if (!all && !family && strcmp(p->name, name))
 			continue;
 		if (family && (!p->family || strcmp(p->family, name)))
 			continue;
@@ -332,11 +414,10 @@ int ms_probe_on(const char *name)
 	int i;
 
 	mutex_lock(&ms_probe_lock);
-	for (i = 0; i < MS_NR_PROBES; i++) {
+	for (i = 0; i < ms_nr_probes; i++) {
 		struct ms_probe *p = ms_probes[i];
 
-		if (!p || (!all && strcmp(p->name, name) &&
-			   (!p->family || strcmp(p->family, name))))
+		if (!all && strcmp(p->name, name) && (!p->family || strcmp(p->family, name)))
 			continue;
 		found = true;
 		on |= p->attached;
@@ -364,22 +445,18 @@ unsigned long ms_probe_missed(const struct ms_probe *p)
  */
 int ms_probes_for_each(int (*fn)(const struct ms_probe_state *st, void *arg), void *arg)
 {
-	int i, cpu, err = 0;
+	int i, err = 0;
 
 	mutex_lock(&ms_probe_lock);
-	for (i = 0; i < MS_NR_PROBES && !err; i++) {
+	for (i = 0; i < ms_nr_probes && !err; i++) {
 		struct ms_probe *p = ms_probes[i];
 		struct ms_probe_state st;
 
-		if (!p)
-			continue;
 		st.name = p->name;
 		st.target = p->target ? p->target : p->targets[0];
 		st.state = p->attached ? "attached" : p->reason ? "unavailable:" : "disabled";
 		st.reason = p->attached || !p->reason ? "" : p->reason;
-		st.hits = 0;
-		for_each_possible_cpu(cpu)
-			st.hits += per_cpu_ptr(&ms_probe_hits, cpu)->hits[i];
+		st.hits = ms_probe_hits(p);
 		st.missed = ms_probe_missed(p);
 		err = fn(&st, arg);
 	}
@@ -400,14 +477,24 @@ void ms_probes_show(struct seq_file *m)
 	ms_probes_for_each(ms_probe_show, m);
 }
 
-/* Misses of probe @id so far, never decreasing across enable and disable. */
-unsigned long ms_probe_missed_id(enum ms_probe_id id)
+/* Hits of probe @p so far, summed over the CPUs. */
+u64 ms_probe_hits(const struct ms_probe *p)
 {
-	unsigned long n = 0;
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(*per_cpu_ptr(p->hits, cpu));
+	return n;
+}
+
+/* Misses of probe @p so far, never decreasing across enable and disable. */
+unsigned long ms_probe_missed_now(const struct ms_probe *p)
+{
+	unsigned long n;
 
 	mutex_lock(&ms_probe_lock);
-	if (ms_probes[id])
-		n = ms_probe_missed(ms_probes[id]);
+	n = ms_probe_missed(p);
 	mutex_unlock(&ms_probe_lock);
 	return n;
 }

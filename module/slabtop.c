@@ -37,7 +37,7 @@
 #include "memscope.h"
 #include "compat/kmem.h"
 
-struct ms_table ms_table_slab = {
+static struct ms_table ms_table_slab = {
 	.file = "slab", .header = "# cache allocs frees bytes",
 	.kind = MS_TK_NAME, .ncols = 3,
 };
@@ -103,13 +103,13 @@ static __always_inline void ms_slab_count(struct kmem_cache *s, unsigned int col
  */
 static void ms_slab_alloc_tp(MS_KMEM_CACHE_ALLOC_PROTO)
 {
-	ms_hit(MS_P_slab_alloc);
+	ms_hit(data);	/* the probe it was registered with */
 	ms_slab_count(MS_KMEM_CACHE_ALLOC_CACHE, MS_SLAB_ALLOCS, 1);
 }
 
 static void ms_slab_free_tp(MS_KMEM_CACHE_FREE_PROTO)
 {
-	ms_hit(MS_P_slab_free);
+	ms_hit(data);
 	ms_slab_count(MS_KMEM_CACHE_FREE_CACHE, MS_SLAB_FREES, 1);
 }
 
@@ -123,7 +123,7 @@ static void __maybe_unused ms_slabtop_check_protos(void)
 	static const char *const ms_##n##_tp_targets[] = { #tp, NULL };	\
 	static struct ms_probe ms_##n##_tp_probe = {			\
 		.name = #n, .targets = ms_##n##_tp_targets,		\
-		.kind = MS_TRACEPOINT, .tp_func = fn, .id = MS_P_##n,	\
+		.kind = MS_TRACEPOINT, .tp_func = fn,			\
 	}
 
 MS_SLAB_TRACEPOINT(slab_alloc, kmem_cache_alloc, ms_slab_alloc_tp);
@@ -135,7 +135,7 @@ MS_SLAB_TRACEPOINT(slab_alloc_lru, kmem_cache_alloc_lru, NULL);
 #define MS_SLAB_KPROBE(n, fn, col)					\
 	static int ms_##n##_pre(struct kprobe *p, struct pt_regs *regs)\
 	{								\
-		ms_hit(MS_P_##n);					\
+		ms_hit(container_of(p, struct ms_probe, kp));		\
 		ms_slab_count((struct kmem_cache *)ms_arg(regs, 0), col, 1);\
 		return 0;						\
 	}								\
@@ -143,7 +143,6 @@ MS_SLAB_TRACEPOINT(slab_alloc_lru, kmem_cache_alloc_lru, NULL);
 	static struct ms_probe ms_##n##_probe = {			\
 		.name = #n, .targets = ms_##n##_targets,		\
 		.kind = MS_KPROBE, .pre_handler = ms_##n##_pre,		\
-		.id = MS_P_##n,						\
 	}
 
 MS_SLAB_KPROBE(slab_alloc, kmem_cache_alloc, MS_SLAB_ALLOCS);
@@ -169,12 +168,14 @@ static int ms_slab_alloc_bulk_entry(struct kretprobe_instance *ri, struct pt_reg
 	return 0;
 }
 
+static struct ms_probe ms_slab_alloc_bulk_probe;
+
 static int ms_slab_alloc_bulk_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct ms_slab_bulk *d = (const struct ms_slab_bulk *)ri->data;
 	int ret = (int)regs_return_value(regs);
 
-	ms_hit(MS_P_slab_alloc_bulk);
+	ms_hit(&ms_slab_alloc_bulk_probe);
 	ms_slab_count(d->s, MS_SLAB_ALLOCS, ms_slab_bulk_count(ret, d->size));
 	return 0;
 }
@@ -182,7 +183,7 @@ static int ms_slab_alloc_bulk_ret(struct kretprobe_instance *ri, struct pt_regs 
 /* kmem_cache_free_bulk(s, size, p): s NULL is kfree_bulk(), of any caches. */
 static int ms_slab_free_bulk_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	ms_hit(MS_P_slab_free_bulk);
+	ms_hit(container_of(p, struct ms_probe, kp));
 	ms_slab_count((struct kmem_cache *)ms_arg(regs, 0), MS_SLAB_FREES, (long)ms_arg(regs, 1));
 	return 0;
 }
@@ -197,12 +198,10 @@ static struct ms_probe ms_slab_alloc_bulk_probe = {
 	.name = "slab_alloc_bulk", .targets = ms_slab_alloc_bulk_targets,
 	.kind = MS_KRETPROBE, .entry_handler = ms_slab_alloc_bulk_entry,
 	.ret_handler = ms_slab_alloc_bulk_ret, .data_size = sizeof(struct ms_slab_bulk),
-	.id = MS_P_slab_alloc_bulk,
 };
 static struct ms_probe ms_slab_free_bulk_probe = {
 	.name = "slab_free_bulk", .targets = ms_slab_free_bulk_targets,
 	.kind = MS_KPROBE, .pre_handler = ms_slab_free_bulk_pre,
-	.id = MS_P_slab_free_bulk,
 };
 
 /* Never called: a ctor keeps the allocator from merging the probe caches. */
@@ -290,11 +289,10 @@ int __init ms_slabtop_init(void)
 		if (err && !probes[i]->unsupported)
 			probes[i]->unsupported = err == -ENOMEM ? "no_memory_for_probe_caches" :
 							   "kmem_cache_name_not_found";
-		ms_probe_add(probes[i], probes[i]->id);
 	}
 	if (err)
 		pr_warn("memscope: slabtop unavailable: %s\n", err == -ENOMEM ?
 			"could not create its two probe caches" :
 			"the cache name was not found in struct kmem_cache");
-	return 0;
+	return ms_probe_add_all(probes, ARRAY_SIZE(probes)) ?: ms_table_add(&ms_table_slab);
 }

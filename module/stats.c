@@ -36,6 +36,7 @@ static struct ms_hist_cpu ms_hist_base[MS_NR_HISTS];
 
 static void ms_stats_raw(u64 *out)
 {
+	u64 hits;
 	int cpu, i;
 
 	memset(out, 0, sizeof(u64) * MS_NR_STATS);
@@ -50,10 +51,8 @@ static void ms_stats_raw(u64 *out)
 	 * twice), plus the faults the kretprobe had no instance for (or hit
 	 * recursively): those ran no handler, and are not classified.
 	 */
-	for_each_possible_cpu(cpu)
-		out[MS_faults] += READ_ONCE(per_cpu_ptr(&ms_probe_hits, cpu)->hits[MS_P_faults]);
-	out[MS_faults_unclassified] = ms_probe_missed_id(MS_P_faults);
-	out[MS_faults] += out[MS_faults_unclassified];
+	ms_faults_counts(&hits, &out[MS_faults_unclassified]);
+	out[MS_faults] += hits + out[MS_faults_unclassified];
 }
 
 void ms_stats_sum(u64 *out)

@@ -109,17 +109,17 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_swapins_by_pid = {
+static struct ms_table ms_table_swapins_by_pid = {
 	.file = "swapins_by_pid", .header = "# pid comm swapins",
 	.kind = MS_TK_TASK, .ncols = 1,
 };
 
-struct ms_table ms_table_swapins_by_cgroup = {
+static struct ms_table ms_table_swapins_by_cgroup = {
 	.file = "swapins_by_cgroup", .header = "# cgroup swapins",
 	.kind = MS_TK_CGROUP, .ncols = 1,
 };
 
-struct ms_table ms_table_swap_residency_by_pid = {
+static struct ms_table ms_table_swap_residency_by_pid = {
 	.file = "swap_residency_by_pid",
 	.header = "# pid comm swapouts swapins median_ns",
 	.kind = MS_TK_TASK, .ncols = 2, .row_hist = true,
@@ -332,7 +332,7 @@ static int ms_swapout_owner_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	if (!PageAnon(page) || !ms_page_swapcache(page))
 		return 0;
-	ms_hit(MS_P_swapout_owner);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	/*
 	 * A task_struct is freed after an RCU grace period, which kprobe
 	 * context (preemption off) holds off; mm->owner moves on before its
@@ -372,7 +372,7 @@ static int ms_swapout_pre(struct kprobe *kp, struct pt_regs *regs)
 	u64 now = ktime_get_ns();
 	unsigned int s, slot;
 
-	ms_hit(MS_P_swapout);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	ms_stat_add(MS_swapouts, nr);
 	for (i = 0; i < nr; i++) {
 		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
@@ -413,7 +413,7 @@ static int ms_swapout_zswap_pre(struct kprobe *kp, struct pt_regs *regs)
 	unsigned long entry = page_private(page), nr = 1UL << compound_order(page), i, flags;
 	unsigned int s, slot;
 
-	ms_hit(MS_P_swapout_zswap);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	for (i = 0; i < nr; i++) {
 		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
 		bool found;
@@ -468,7 +468,7 @@ static int ms_swapfree_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct swap_info_struct *si;
 	unsigned long type, first, nr, i;
 
-	ms_hit(MS_P_swapfree);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	if (READ_ONCE(ms_swapfree_probe.target) == ms_swapfree_targets[3]) {
 		ms_swapfree_entries((const swp_entry_t *)ms_arg(regs, 0), (int)ms_arg(regs, 1));
 		return 0;
@@ -570,7 +570,7 @@ static int ms_swapin_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct page *page;
 	long pages = 1;
 
-	ms_hit(MS_P_swapin);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	/*
 	 * swap_readpage() counts pswpin once per call whatever the page;
 	 * swap_read_folio() counts the folio's pages.  The folio is locked by
@@ -613,7 +613,7 @@ static int ms_zswap_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		served = (int)ret == 0;
 	if (!served)
 		return 0;
-	ms_hit(MS_P_swapin_zswap);
+	ms_hit(&ms_zswap_probe);
 	/* Served from memory: no I/O, not in pswpin.  Take it back. */
 	if (READ_ONCE(ms_swapin_probe.attached) && ms_reset_gen() == d->reset_gen)
 		ms_swapin_account(-d->pages);
@@ -664,9 +664,35 @@ static struct ms_probe ms_swapout_owner_probe = {
 	.pre_handler = ms_swapout_owner_pre,
 };
 
-int ms_swap_init(void)
+/* swapin: swap-ins by process, and those served by zswap taken back. */
+int ms_swapin_init(void)
 {
+	/* zswap_load() sleeps on the compressor's mutex: room for sleepers. */
+	ms_zswap_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	if (!IS_ENABLED(CONFIG_SWAP)) {
+		/* No swap-in path at all: say so, not just symbol_not_found. */
+		ms_swapin_probe.unsupported = "config_swap_disabled";
+		ms_zswap_probe.unsupported = "config_swap_disabled";
+	}
+	return ms_probe_add(&ms_swapin_probe) ?: ms_probe_add(&ms_zswap_probe) ?:
+	       ms_table_add(&ms_table_swapins_by_pid);
+}
+
+/* The per-cgroup table came after the other tools' tables: main.c lists it later. */
+int ms_swapin_cgroup_init(void)
+{
+	return ms_table_add(&ms_table_swapins_by_cgroup);
+}
+
+/* swapin --residency: every swap-out's entry, until it is read or freed. */
+int ms_swres_init(void)
+{
+	static struct ms_probe *const probes[] = {
+		&ms_swapout_probe, &ms_swapout_zswap_probe, &ms_swapout_owner_probe,
+		&ms_swapfree_probe,
+	};
 	unsigned int n = ms_swres_size(), s;
+	int err;
 
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct ms_swres) != 32);
 	for (s = 0; s < MS_SWRES_SEGS; s++)
@@ -681,13 +707,6 @@ int ms_swap_init(void)
 		return -ENOMEM;
 	}
 
-	/* zswap_load() sleeps on the compressor's mutex: room for sleepers. */
-	ms_zswap_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
-	if (!IS_ENABLED(CONFIG_SWAP)) {
-		/* No swap-in path at all: say so, not just symbol_not_found. */
-		ms_swapin_probe.unsupported = "config_swap_disabled";
-		ms_zswap_probe.unsupported = "config_swap_disabled";
-	}
 	if (!IS_ENABLED(CONFIG_SWAP)) {
 		ms_swapout_probe.unsupported = "config_swap_disabled";
 		ms_swapout_zswap_probe.unsupported = "config_swap_disabled";
@@ -697,16 +716,14 @@ int ms_swap_init(void)
 		/* No mm->owner: swap-outs are timed, but have no process. */
 		ms_swapout_owner_probe.unsupported = "config_memcg_disabled";
 	}
-	ms_probe_add(&ms_swapin_probe, MS_P_swapin);
-	ms_probe_add(&ms_zswap_probe, MS_P_swapin_zswap);
-	ms_probe_add(&ms_swapout_probe, MS_P_swapout);
-	ms_probe_add(&ms_swapout_zswap_probe, MS_P_swapout_zswap);
-	ms_probe_add(&ms_swapout_owner_probe, MS_P_swapout_owner);
-	ms_probe_add(&ms_swapfree_probe, MS_P_swapfree);
-	return 0;
+	err = ms_probe_add_all(probes, ARRAY_SIZE(probes)) ?:
+	      ms_table_add(&ms_table_swap_residency_by_pid);
+	if (err)
+		ms_swres_exit();
+	return err;
 }
 
-void ms_swap_exit(void)
+void ms_swres_exit(void)
 {
 	vfree(ms_swres);
 	ms_swres = NULL;

@@ -284,7 +284,7 @@ static void ms_mmap_exit(void *data, struct pt_regs *regs, long ret)
 
 	if (likely(!ms_native_syscall(regs, __NR_mmap)))
 		return;
-	ms_hit(MS_P_mmap);
+	ms_hit(data);	/* the probe it was registered with */
 	ms_syscall_get_arguments(regs, a);
 	e->time_ns = ms_pair_now();
 	ms_syscall_task(&e->pid, e->comm);
@@ -326,7 +326,7 @@ static void ms_shm_exit(void *data, struct pt_regs *regs, long ret)
 	}
 	if (in_compat_syscall())
 		return;
-	ms_hit(MS_P_shm);
+	ms_hit(data);
 	ms_syscall_get_arguments(regs, a);
 	e->time_ns = ms_pair_now();
 	ms_syscall_task(&e->pid, e->comm);
@@ -353,7 +353,5 @@ int __init ms_syscalls_init(void)
 {
 	ms_mmap_probe.default_off = !mmapsnoop;
 	ms_shm_probe.default_off = !shmsnoop;
-	ms_probe_add(&ms_mmap_probe, MS_P_mmap);
-	ms_probe_add(&ms_shm_probe, MS_P_shm);
-	return 0;
+	return ms_probe_add(&ms_mmap_probe) ?: ms_probe_add(&ms_shm_probe);
 }

@@ -47,9 +47,36 @@
 #define MS_TABLE_REACH 32
 #define MS_KEY_BUSY (~0ULL)
 
-/* Each family defines its tables (memscope.h's MS_TABLES lists them). */
-#define MS_TABLE_PTR(n) [MS_T_##n] = &ms_table_##n,
-struct ms_table *const ms_tables[MS_NR_TABLES] = { MS_TABLES(MS_TABLE_PTR) };
+/* Each family defines its tables and registers them at load: ms_table_add(). */
+struct ms_table *ms_tables[MS_MAX_TABLES];
+unsigned int ms_nr_tables;
+
+/*
+ * Register @t, last in `version`'s tables line and among the files.  At
+ * load, before ms_tables_init() allocates every table's rows.
+ */
+int ms_table_add(struct ms_table *t)
+{
+	if (ms_nr_tables == ARRAY_SIZE(ms_tables)) {
+		pr_err("memscope: table %s: more than MS_MAX_TABLES (%zu) tables; raise it\n",
+		       t->file, ARRAY_SIZE(ms_tables));
+		return -ENOSPC;
+	}
+	ms_tables[ms_nr_tables++] = t;
+	return 0;
+}
+
+/* The table whose file is @file, or NULL. */
+struct ms_table *ms_table_find(const char *file)
+{
+	struct ms_table *t;
+	unsigned int i;
+
+	ms_for_each_table(t, i)
+		if (!strcmp(t->file, file))
+			return t;
+	return NULL;
+}
 
 /* The row's process has exited, or exec'd under another name. */
 static bool ms_task_gone(const struct ms_row *row)
@@ -235,12 +262,11 @@ static size_t ms_table_frames_bytes(const struct ms_table *t)
 
 int ms_tables_init(void)
 {
-	unsigned int j;
-	int i, cpu;
+	struct ms_table *t;
+	unsigned int i, j;
+	int cpu;
 
-	for (i = 0; i < MS_NR_TABLES; i++) {
-		struct ms_table *t = ms_tables[i];
-
+	ms_for_each_table(t, i) {
 		t->size = roundup_pow_of_two(ms_table_size);
 		t->rows = vzalloc(array_size(t->size, sizeof(*t->rows)));
 		t->cnt = kcalloc(nr_cpu_ids, sizeof(*t->cnt), GFP_KERNEL);
@@ -274,11 +300,11 @@ err:
 
 void ms_tables_exit(void)
 {
-	int i, cpu;
+	struct ms_table *t;
+	unsigned int i;
+	int cpu;
 
-	for (i = 0; i < MS_NR_TABLES; i++) {
-		struct ms_table *t = ms_tables[i];
-
+	ms_for_each_table(t, i) {
 		if (t->cnt)
 			for_each_possible_cpu(cpu)
 				vfree(t->cnt[cpu]);
@@ -296,14 +322,15 @@ void ms_tables_exit(void)
 size_t ms_tables_bytes(void)
 {
 	size_t rows = roundup_pow_of_two(ms_table_size), bytes = 0;
-	int i;
+	struct ms_table *t;
+	unsigned int i;
 
-	for (i = 0; i < MS_NR_TABLES; i++) {
+	ms_for_each_table(t, i) {
 		bytes += rows * sizeof(struct ms_row) + nr_cpu_ids * sizeof(local64_t *) +
-			 num_possible_cpus() * rows * ms_tables[i]->ncols * sizeof(local64_t);
-		if (ms_tables[i]->kind == MS_TK_STACK)
+			 num_possible_cpus() * rows * t->ncols * sizeof(local64_t);
+		if (t->kind == MS_TK_STACK)
 			bytes += rows * ms_ustack_depth * sizeof(unsigned long);
-		if (ms_tables[i]->row_hist)
+		if (t->row_hist)
 			bytes += rows * MS_ROW_BUCKETS * sizeof(atomic_t);
 	}
 	return bytes;
@@ -317,12 +344,10 @@ size_t ms_tables_bytes(void)
  */
 void ms_tables_reset(void)
 {
-	int i;
-	unsigned int j;
+	struct ms_table *t;
+	unsigned int i, j;
 
-	for (i = 0; i < MS_NR_TABLES; i++) {
-		struct ms_table *t = ms_tables[i];
-
+	ms_for_each_table(t, i) {
 		for (j = 0; j < t->size; j++) {
 			struct ms_row *row = &t->rows[j];
 			unsigned long flags;
@@ -350,13 +375,14 @@ void ms_tables_reset(void)
  */
 int ms_table_reuse_show(struct seq_file *m)
 {
-	int i;
+	struct ms_table *t;
+	unsigned int i;
 
 	seq_puts(m, "# table rows events\n");
-	for (i = 0; i < MS_NR_TABLES; i++)
-		seq_printf(m, "%s %lld %lld\n", ms_tables[i]->file,
-			   (long long)atomic64_read(&ms_tables[i]->reused_rows),
-			   (long long)atomic64_read(&ms_tables[i]->reused_events));
+	ms_for_each_table(t, i)
+		seq_printf(m, "%s %lld %lld\n", t->file,
+			   (long long)atomic64_read(&t->reused_rows),
+			   (long long)atomic64_read(&t->reused_events));
 	return 0;
 }
 

@@ -40,12 +40,12 @@
 
 #include "memscope.h"
 
-struct ms_table ms_table_faults_by_stack = {
+static struct ms_table ms_table_faults_by_stack = {
 	.file = "faults_by_stack", .header = "# pid comm faults depth stack",
 	.kind = MS_TK_STACK, .ncols = 1,
 };
 
-struct ms_table ms_table_brk_by_stack = {
+static struct ms_table ms_table_brk_by_stack = {
 	.file = "brk_by_stack", .header = "# pid comm brk depth stack",
 	.kind = MS_TK_STACK, .ncols = 1,
 };
@@ -144,7 +144,7 @@ static void ms_ustack_count(struct ms_table *t)
 /* Every fault, user or kernel mode, of a task with user registers. */
 static int ms_fault_stack(struct kprobe *kp, struct pt_regs *regs)
 {
-	ms_hit(MS_P_fault_stacks);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	ms_ustack_count(&ms_table_faults_by_stack);
 	return 0;
 }
@@ -153,7 +153,7 @@ static void ms_brk_exit(void *data, struct pt_regs *regs, long ret)
 {
 	if (likely(syscall_get_nr(current, regs) != __NR_brk) || in_compat_syscall())
 		return;
-	ms_hit(MS_P_brk);
+	ms_hit(data);	/* the probe it was registered with */
 	/* A tracepoint handler: PREEMPT_RT runs it with only migration disabled. */
 	preempt_disable_notrace();
 	ms_ustack_count(&ms_table_brk_by_stack);
@@ -181,7 +181,6 @@ int __init ms_ustacks_init(void)
 	}
 	ms_fault_stack_probe.default_off = !faultstacks;
 	ms_brk_probe.default_off = !brkstack;
-	ms_probe_add(&ms_fault_stack_probe, MS_P_fault_stacks);
-	ms_probe_add(&ms_brk_probe, MS_P_brk);
-	return 0;
+	return ms_probe_add(&ms_fault_stack_probe) ?: ms_probe_add(&ms_brk_probe) ?:
+	       ms_table_add(&ms_table_faults_by_stack) ?: ms_table_add(&ms_table_brk_by_stack);
 }

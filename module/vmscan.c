@@ -17,7 +17,7 @@
 #include "memscope.h"
 #include "uapi/memscope_genl.h"
 
-struct ms_table ms_table_shrinkers = {
+static struct ms_table ms_table_shrinkers = {
 	.file = "shrinkers", .header = "# shrinker count ns freed",
 	.kind = MS_TK_PTR, .ncols = 3,
 };
@@ -73,25 +73,25 @@ const struct ms_record_desc ms_event_direct_reclaim = {
 
 static void ms_direct_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
 {
-	ms_hit(MS_P_direct_reclaim_begin);
+	ms_hit(data);	/* the probe it was registered with */
 	ms_pair_begin(MS_PAIR_DIRECT_RECLAIM, ms_pair_now(), false);
 }
 
 static void ms_direct_reclaim_end(void *data, unsigned long nr_reclaimed)
 {
-	ms_hit(MS_P_direct_reclaim_end);
+	ms_hit(data);
 	ms_reclaim_end(MS_PAIR_DIRECT_RECLAIM, nr_reclaimed);
 }
 
 static void ms_memcg_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
 {
-	ms_hit(MS_P_memcg_reclaim_begin);
+	ms_hit(data);
 	ms_pair_begin(MS_PAIR_MEMCG_RECLAIM, ms_pair_now(), false);
 }
 
 static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
 {
-	ms_hit(MS_P_memcg_reclaim_end);
+	ms_hit(data);
 	ms_reclaim_end(MS_PAIR_MEMCG_RECLAIM, nr_reclaimed);
 }
 
@@ -102,7 +102,7 @@ static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
  */
 static void ms_shrink_slab_start(MS_SHRINK_SLAB_START_PROTO)
 {
-	ms_hit(MS_P_shrink_slab_start);
+	ms_hit(data);
 	ms_pair_begin_aux(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false,
 			  ms_shrink_start_aux(shr, cache_items, total_scan));
 }
@@ -114,7 +114,7 @@ static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 	struct ms_row *row;
 	u64 lat, aux;
 
-	ms_hit(MS_P_shrink_slab_end);
+	ms_hit(data);
 	if (!ms_pair_end_aux(MS_PAIR_SHRINK_SLAB, ms_pair_now(), &lat, &aux))
 		return;
 	/* The sum of scan_objects() returns, SHRINK_STOP excluded (compat). */
@@ -149,7 +149,7 @@ static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 /* vmscan.bt's KSWAPD column: wake-up requests from allocators. */
 static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
 {
-	ms_hit(MS_P_wakeup_kswapd);
+	ms_hit(data);
 	ms_stat_inc(MS_kswapd_wakeups);
 }
 
@@ -160,7 +160,7 @@ static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
  */
 static void ms_kswapd_wake(MS_KSWAPD_WAKE_PROTO)
 {
-	ms_hit(MS_P_kswapd_wake);
+	ms_hit(data);
 	ms_pair_begin(MS_PAIR_KSWAPD, ms_pair_now(), true);
 }
 
@@ -168,7 +168,7 @@ static void ms_kswapd_sleep(void *data, int nid)
 {
 	u64 lat;
 
-	ms_hit(MS_P_kswapd_sleep);
+	ms_hit(data);
 	if (!ms_pair_end(MS_PAIR_KSWAPD, ms_pair_now(), &lat))
 		return;
 	ms_stat_inc(MS_kswapd_wake_count);
@@ -178,7 +178,7 @@ static void ms_kswapd_sleep(void *data, int nid)
 /* Pages reclaim wrote out itself (pageout()), vmscan.bt's WRITEPAGE. */
 static void ms_writepage(MS_WRITEPAGE_PROTO)
 {
-	ms_hit(MS_P_writepage);
+	ms_hit(data);
 	ms_stat_inc(MS_writepage);
 }
 
@@ -201,7 +201,7 @@ static int ms_allocstall_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	int prio = (int)ms_arg(regs, 2);
 
-	ms_hit(MS_P_allocstall);
+	ms_hit(container_of(kp, struct ms_probe, kp));
 	if (!ms_arg(regs, 1) && (prio == DEF_PRIORITY || prio < 0))
 		ms_stat_inc(MS_allocstall);
 	return 0;
@@ -224,19 +224,23 @@ static void __maybe_unused ms_vmscan_check_protos(void)
 
 #define MS_TP_TARGETS(tp) ((const char *const[]){ tp, NULL })
 
-#define MS_TP_PROBE(pname, tp, fn) {			\
+#define MS_TP_PROBE(pname, tp, fn, ...) {		\
 	.name = #pname,					\
 	.targets = MS_TP_TARGETS(tp),			\
 	.kind = MS_TRACEPOINT,				\
 	.tp_func = fn,					\
-	.id = MS_P_##pname,				\
+	__VA_ARGS__					\
 }
+
+#define MS_NEEDS_MEMCG .unsupported = IS_ENABLED(CONFIG_MEMCG) ? NULL : "config_memcg_disabled"
 
 static struct ms_probe ms_vmscan_probes[] = {
 	MS_TP_PROBE(direct_reclaim_begin, "mm_vmscan_direct_reclaim_begin", ms_direct_reclaim_begin),
 	MS_TP_PROBE(direct_reclaim_end, "mm_vmscan_direct_reclaim_end", ms_direct_reclaim_end),
-	MS_TP_PROBE(memcg_reclaim_begin, "mm_vmscan_memcg_reclaim_begin", ms_memcg_reclaim_begin),
-	MS_TP_PROBE(memcg_reclaim_end, "mm_vmscan_memcg_reclaim_end", ms_memcg_reclaim_end),
+	MS_TP_PROBE(memcg_reclaim_begin, "mm_vmscan_memcg_reclaim_begin", ms_memcg_reclaim_begin,
+		    MS_NEEDS_MEMCG),
+	MS_TP_PROBE(memcg_reclaim_end, "mm_vmscan_memcg_reclaim_end", ms_memcg_reclaim_end,
+		    MS_NEEDS_MEMCG),
 	MS_TP_PROBE(shrink_slab_start, "mm_shrink_slab_start", ms_shrink_slab_start),
 	MS_TP_PROBE(shrink_slab_end, "mm_shrink_slab_end", ms_shrink_slab_end),
 	MS_TP_PROBE(wakeup_kswapd, "mm_vmscan_wakeup_kswapd", ms_wakeup_kswapd),
@@ -255,21 +259,21 @@ static struct ms_probe ms_allocstall_probe = {
 	.kind = MS_KPROBE,
 	.pre_handler = ms_allocstall_pre,
 	/* vmpressure.c is built with MEMCG; without it the call is a stub. */
-	.unsupported = IS_ENABLED(CONFIG_MEMCG) ? NULL : "config_memcg_disabled",
+	MS_NEEDS_MEMCG,
 };
 
 int ms_vmscan_init(void)
 {
 	unsigned int i;
+	int err = 0;
 
-	for (i = 0; i < ARRAY_SIZE(ms_vmscan_probes); i++) {
-		struct ms_probe *p = &ms_vmscan_probes[i];
+	for (i = 0; i < ARRAY_SIZE(ms_vmscan_probes) && !err; i++)
+		err = ms_probe_add(&ms_vmscan_probes[i]);
+	return err ?: ms_table_add(&ms_table_shrinkers);
+}
 
-		if (!IS_ENABLED(CONFIG_MEMCG) &&
-		    (p->id == MS_P_memcg_reclaim_begin || p->id == MS_P_memcg_reclaim_end))
-			p->unsupported = "config_memcg_disabled";
-		ms_probe_add(p, p->id);
-	}
-	ms_probe_add(&ms_allocstall_probe, MS_P_allocstall);
-	return 0;
+/* allocstall came after the other tools: its probe is listed after theirs. */
+int ms_allocstall_init(void)
+{
+	return ms_probe_add(&ms_allocstall_probe);
 }

@@ -24,7 +24,8 @@ T=256			# table_size for the flood: filled many times over
 MANY=/tmp/bounded-files
 
 # The formula, as docs/testing.md writes it ("560 T + ... + 99552"),
-# over T, R, C (possible CPUs), P (the .ko's .data..percpu size), H
+# over T, R, C (possible CPUs), P (the .ko's .data..percpu size), N (the
+# probes, each with a hit counter per CPU: the lines of `probes`), H
 # (1 when the fault hook is an fprobe), L (memleak's table slots), D
 # (frames per user stack), S (swap residency entries) and O (oom_ring_size).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/docs/testing.md")
@@ -39,7 +40,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v K="$K" \
+	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v N="$NPROBES" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v K="$K" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -75,6 +76,7 @@ for tr in "1024 256 32768 32 16384 64" "16 16 4096 1 1024 16" "3000 1000 5000 12
 	OR=$6
 	expect_eq "version: oom_ring_size" "$(sed -n 's/^oom_ring_size //p' $D/version)" "$OR"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
+	NPROBES=$(grep -vc '^#' $D/probes)
 	K=$(sed -n 's/^kretprobe_instance_bytes //p' $D/version)
 	L=$(pow2 "$3") UD=$4 SW=$(pow2 "$5")
 	expect_eq "version: swap_residency_size" "$(sed -n 's/^swap_residency_size //p' $D/version)" "$SW"

@@ -352,8 +352,8 @@ int ms_probes_init(void)
 		if (!ms_attach(p))
 			n++;
 		else
-			pr_info("memscope: probe %s (%s) unavailable: %s\n",
-				p->name, p->target, p->reason);
+			pr_info("memscope: probe %s (%s) unavailable: %s\n", p->name,
+				p->target ? p->target : p->targets[0], p->reason);
 	}
 	mutex_unlock(&ms_probe_lock);
 	pr_info("memscope: %d probes attached\n", n);

@@ -62,7 +62,7 @@ static int ms_show(struct seq_file *m, void *unused)
 		seq_printf(m, "memory_bytes %zu cpus %u table_size %lu ring_size %u\n",
 			   ms_footprint(), num_possible_cpus(),
 			   roundup_pow_of_two(ms_table_size), ms_ring_size);
-		seq_printf(m, "format %d\n", MS_FORMAT);
+		seq_printf(m, "format %d\n", MEMSCOPE_FORMAT);
 		seq_printf(m, "fault_hook %s\n", ms_fault_hook());
 		seq_printf(m, "memleak_size %u memleak_sample %u\n", ms_leak_size(),
 			   ms_leak_sample_rate());

@@ -141,7 +141,7 @@ err_tables:
 	ms_tables_exit();
 err_families:
 	ms_families_exit(i);
-	ms_probes_free();
+	ms_probes_release();
 	ms_events_exit();
 	return err;
 }
@@ -154,7 +154,7 @@ static void __exit memscope_exit(void)
 	ms_fs_exit();
 	ms_swres_exit();
 	ms_memleak_exit();
-	ms_probes_free();
+	ms_probes_release();
 	ms_events_exit();
 	ms_tables_exit();
 	pr_info("memscope unloaded\n");

@@ -15,6 +15,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "uapi/memscope_genl.h"
 #include "uapi/memscope_hist.h"
 
 #define MS_NAME_LEN	64	/* file names, as bpftrace's default str() */
@@ -46,13 +47,6 @@ extern unsigned int ms_ustack_depth;
 extern unsigned int ms_ring_size;
 extern unsigned int ms_oom_ring_size;
 
-/*
- * The file format's version, the `format` line of `version`.  Bumped when a
- * file, column, field or stat changes meaning or goes away; additions (a
- * file, a stat, a ring field at the end of its line) keep it.
- * docs/debugfs.md says what each one means.
- */
-#define MS_FORMAT	2
 
 /*
  * Cumulative counters, summed across CPUs at read time.  The order is the
@@ -164,7 +158,7 @@ struct ms_probe {
 	struct kretprobe rp;
 	struct tracepoint *tp;
 	ms_fprobe_t fp;
-	unsigned long __percpu *hits;	/* by ms_probe_add(), freed by ms_probes_free() */
+	unsigned long __percpu *hits;	/* by ms_probe_add(), freed by ms_probes_release() */
 };
 
 /*
@@ -190,7 +184,7 @@ int ms_probe_add(struct ms_probe *p);
 int ms_probe_add_all(struct ms_probe *const *p, unsigned int n);
 int ms_probes_init(void);
 void ms_probes_exit(void);
-void ms_probes_free(void);
+void ms_probes_release(void);
 size_t ms_probes_bytes(void);
 int ms_probe_set(const char *name, bool on);
 int ms_probe_on(const char *name);

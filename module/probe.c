@@ -82,7 +82,7 @@ int ms_probe_add_all(struct ms_probe *const *p, unsigned int n)
  * no file can be read (after ms_probes_exit() and ms_fs_exit()), or when
  * the load fails before any probe attached.
  */
-void ms_probes_free(void)
+void ms_probes_release(void)
 {
 	unsigned int i;
 

@@ -12,8 +12,8 @@
 #include "parse.h"
 #include "print.h"
 
-/* The module's file format this CLI reads (`format` in version). */
-#define MS_FORMAT 2
+/* The module's file format this CLI reads: MEMSCOPE_FORMAT, `format` in version. */
+#include "../module/uapi/memscope_genl.h"
 
 #ifndef MEMSCOPE_VERSION
 #define MEMSCOPE_VERSION "unknown"
@@ -102,7 +102,7 @@ enum ms_topic {
 
 /*
  * What main.c sets up before it runs a tool; 0: the module, by its files
- * or netlink, in the format this CLI reads (MS_FORMAT).
+ * or netlink, in the format this CLI reads (MEMSCOPE_FORMAT).
  */
 enum {
 	MS_TOOL_ANY_FORMAT	= 1 << 0,	/* runs whatever the module's format: status says it */

@@ -20,6 +20,15 @@
 #ifndef _UAPI_MEMSCOPE_GENL_H
 #define _UAPI_MEMSCOPE_GENL_H
 
+/*
+ * The debugfs/procfs files' format, the "format N" line of `version`: a
+ * CLI refuses a module of another format.  Bumped when a file, column,
+ * field or stat changes meaning or goes away; additions (a file, a stat,
+ * a ring field at the end of its line) keep it.  docs/debugfs.md says
+ * what each one means.
+ */
+#define MEMSCOPE_FORMAT		2
+
 #define MEMSCOPE_GENL_NAME	"memscope"
 #define MEMSCOPE_GENL_VERSION	1
 

@@ -73,9 +73,9 @@ static const char *format_mismatch(const struct version_info *vi)
 {
 	if (!vi->found)
 		return NULL;	/* no version file: each read says what is missing */
-	if (!vi->has_format || vi->format < MS_FORMAT)
+	if (!vi->has_format || vi->format < MEMSCOPE_FORMAT)
 		return "older";
-	if (vi->format > MS_FORMAT)
+	if (vi->format > MEMSCOPE_FORMAT)
 		return "newer";
 	return NULL;
 }
@@ -140,10 +140,10 @@ int ms_check_format(void)
 		return 0;
 	if (vi.has_format)
 		ms_fail("the module (memscope %s) writes file format %llu and this CLI (memscope %s) reads format %d, install the CLI and the module of one memscope release (`memscope status` shows both)",
-			vi.module, (unsigned long long)vi.format, MEMSCOPE_VERSION, MS_FORMAT);
+			vi.module, (unsigned long long)vi.format, MEMSCOPE_VERSION, MEMSCOPE_FORMAT);
 	else
 		ms_fail("the module (memscope %s) is older than file format %d, which this CLI (memscope %s) reads, install the CLI and the module of one memscope release (`memscope status` shows both)",
-			vi.module, MS_FORMAT, MEMSCOPE_VERSION);
+			vi.module, MEMSCOPE_FORMAT, MEMSCOPE_VERSION);
 	return -1;
 }
 
@@ -213,7 +213,7 @@ static int cmd_status(const struct ms_opts *o)
 		print_fp("note: module %s and cli %s differ\n", vi.module, MEMSCOPE_VERSION);
 	if (format_mismatch(&vi))
 		print_fp("note: the module's file format is %s than this CLI's (%d): other commands refuse to run, install the CLI and the module of one memscope release\n",
-			 format_mismatch(&vi), MS_FORMAT);
+			 format_mismatch(&vi), MEMSCOPE_FORMAT);
 	print_end_record();
 	ms_probes_free(&pr);
 	return 0;

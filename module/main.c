@@ -66,14 +66,15 @@ size_t ms_footprint(void)
  * at the end.  So the per-cgroup tables, swap residency and allocstall,
  * which came after the tools listed before them, register after them,
  * though their families came first.  @exit undoes @init, for a load that
- * fails later; unloading calls it too (memscope_exit()).
+ * fails later, and at unload (memscope_exit()): so the table outlives init
+ * (__refconst), and its @init pointers are only called from memscope_init().
  */
 struct ms_family {
 	int (*init)(void);
 	void (*exit)(void);
 };
 
-static const struct ms_family ms_families[] __initconst = {
+static const struct ms_family ms_families[] __refconst = {
 	{ ms_faults_init },
 	{ ms_swapin_init },
 	{ ms_hugetlb_init },
@@ -91,7 +92,7 @@ static const struct ms_family ms_families[] __initconst = {
 };
 
 /* The first @n families' exits, last first. */
-static void __init ms_families_exit(int n)
+static void ms_families_exit(int n)
 {
 	while (n--)
 		if (ms_families[n].exit)
@@ -152,8 +153,7 @@ static void __exit memscope_exit(void)
 	ms_probes_exit();
 	/* No handler runs now, and no file is open: what they use can go. */
 	ms_fs_exit();
-	ms_swres_exit();
-	ms_memleak_exit();
+	ms_families_exit(ARRAY_SIZE(ms_families));
 	ms_probes_release();
 	ms_events_exit();
 	ms_tables_exit();

@@ -668,9 +668,8 @@ static int pool_open(struct pool *p)
 }
 
 static void pool_add(struct pool *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pool_add(struct pool *p, const char *fmt, ...)
+static void pool_vadd(struct pool *p, const char *fmt, va_list ap)
 {
-	va_list ap;
 	size_t *no;
 	long at = ftell(p->fp);
 
@@ -687,11 +686,18 @@ static void pool_add(struct pool *p, const char *fmt, ...)
 		p->bad = true;
 		return;
 	}
-	va_start(ap, fmt);
 	vfprintf(p->fp, fmt, ap);
-	va_end(ap);
 	putc('\0', p->fp);
 	p->off[p->n++] = (size_t)at;
+}
+
+static void pool_add(struct pool *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pool_vadd(p, fmt, ap);
+	va_end(ap);
 }
 
 /* The strings' pointers (the caller owns p->buf as its store), or NULL. */
@@ -740,7 +746,6 @@ static void table_cell(struct table_read *r, bool is_num, uint64_t v, const char
 static void table_cell(struct table_read *r, bool is_num, uint64_t v, const char *fmt, ...)
 {
 	struct cellv *n;
-	char buf[32];
 	va_list ap;
 
 	if (r->ncv == r->cvcap) {
@@ -755,12 +760,7 @@ static void table_cell(struct table_read *r, bool is_num, uint64_t v, const char
 	r->cv[r->ncv].v = v;
 	r->cv[r->ncv++].is_num = is_num;
 	va_start(ap, fmt);
-	if (!strcmp(fmt, "%s")) {
-		pool_add(&r->p, "%s", va_arg(ap, const char *));
-	} else {
-		vsnprintf(buf, sizeof(buf), fmt, ap);
-		pool_add(&r->p, "%s", buf);
-	}
+	pool_vadd(&r->p, fmt, ap);
 	va_end(ap);
 }
 

@@ -14,6 +14,11 @@
 #include "compat/compaction.h"
 
 #include "memscope.h"
+
+#define MS_COMPACTION_STATS(X) X(compaction_count) X(compaction_ns)
+MS_STAT_SET(compaction, MS_COMPACTION_STATS);
+MS_HIST(compaction_ns);
+MS_PAIR(ms_compaction_pair);
 #include "uapi/memscope_genl.h"
 
 /*
@@ -29,10 +34,19 @@ static const char *const ms_compaction_status[] = { MS_COMPACTION_STATUS };
 #undef EM
 #undef EMe
 
+struct ms_compaction_event {
+	u64 time_ns;
+	u64 latency_ns;
+	pid_t pid;
+	int status;
+	char comm[TASK_COMM_LEN];
+};
+
 /* A compaction's result by name, or by number where the kernel names none. */
 static int ms_compaction_status_format(char *b, size_t len, const void *rec)
 {
-	int status = ((const struct ms_event *)rec)->compaction.status;
+	const struct ms_compaction_event *e = ms_event_rec(rec);
+	int status = e->status;
 
 	if (status >= 0 && status < ARRAY_SIZE(ms_compaction_status) &&
 	    ms_compaction_status[status])
@@ -40,42 +54,47 @@ static int ms_compaction_status_format(char *b, size_t len, const void *rec)
 	return scnprintf(b, len, "%d", status);
 }
 
+#define MS_COMPACTION_FIELD(n, m, k, ...) \
+	MS_EVENT_FIELD(struct ms_compaction_event, n, m, k, __VA_ARGS__)
+
 static const struct ms_field_desc ms_compaction_fields[] = {
-	MS_EVENT_FIELD("time_ns", compaction.time_ns, MS_FK_UINT,
+	MS_COMPACTION_FIELD("time_ns", time_ns, MS_FK_UINT,
 		       .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
-	MS_EVENT_FIELD("pid", compaction.pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
-	MS_EVENT_FIELD("comm", compaction.comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
-	MS_EVENT_FIELD("latency_ns", compaction.latency_ns, MS_FK_UINT,
+	MS_COMPACTION_FIELD("pid", pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
+	MS_COMPACTION_FIELD("comm", comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
+	MS_COMPACTION_FIELD("latency_ns", latency_ns, MS_FK_UINT,
 		       .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
-	MS_EVENT_FIELD("status", compaction.status, MS_FK_TEXT, .nla = MEMSCOPE_A_STATUS,
+	MS_COMPACTION_FIELD("status", status, MS_FK_TEXT, .nla = MEMSCOPE_A_STATUS,
 		       .format = ms_compaction_status_format),
 };
 
-const struct ms_record_desc ms_event_compaction = {
-	.name = "compaction",
-	MS_FIELDS(ms_compaction_fields),
+static struct ms_event_type ms_compaction_events = {
+	.desc = { .name = "compaction", MS_FIELDS(ms_compaction_fields) },
+	.size = MS_EVENT_SIZE(struct ms_compaction_event),
 	.genl_cmd = MEMSCOPE_CMD_EVENT_COMPACTION,
-	.genl_group = MS_GENL_COMPACTION,
+	.genl_group = MEMSCOPE_MCGRP_COMPACTION,
 };
 
 static void ms_compaction_done(int status)
 {
 	u64 now = ms_pair_now(), lat;
-	struct ms_event ev = { .type = MS_EV_COMPACTION };
+	struct ms_compaction_event ev;
 
-	if (!ms_pair_end(MS_PAIR_COMPACTION, now, &lat))
+	if (!ms_pair_end(&ms_compaction_pair, now, &lat))
 		return;
-	ms_stat_inc(MS_compaction_count);
-	ms_stat_add(MS_compaction_ns, lat);
-	ms_hist_add(MS_H_compaction_ns, lat);
+	ms_stat_inc(compaction, MS_compaction_count);
+	ms_stat_add(compaction, MS_compaction_ns, lat);
+	ms_hist_add(compaction_ns, lat);
 
-	ev.compaction.time_ns = now;
-	ev.compaction.latency_ns = lat;
-	ev.compaction.pid = current->pid;
-	ev.compaction.status = status;	/* enum compact_result */
-	memcpy(ev.compaction.comm, current->comm, sizeof(ev.compaction.comm));
-	ev.compaction.comm[sizeof(ev.compaction.comm) - 1] = '\0';
-	ms_event_emit(&ev);
+	ev = (struct ms_compaction_event){
+		.time_ns = now,
+		.latency_ns = lat,
+		.pid = current->pid,
+		.status = status,	/* enum compact_result */
+	};
+	memcpy(ev.comm, current->comm, sizeof(ev.comm));
+	ev.comm[sizeof(ev.comm) - 1] = '\0';
+	ms_event_emit(&ms_compaction_events, &ev);
 }
 
 /*
@@ -85,7 +104,7 @@ static void ms_compaction_done(int status)
 static void __maybe_unused ms_compaction_begin(MS_COMPACTION_BEGIN_PROTO)
 {
 	ms_hit(data);	/* the probe it was registered with */
-	ms_pair_begin(MS_PAIR_COMPACTION, ms_pair_now(), false);
+	ms_pair_begin(&ms_compaction_pair, ms_pair_now(), false);
 }
 
 static void __maybe_unused ms_compaction_end(MS_COMPACTION_END_PROTO)
@@ -129,5 +148,7 @@ int ms_compaction_init(void)
 		ms_compaction_end_probe.unsupported = "no_compaction_tracepoints";
 	}
 	return ms_probe_add(&ms_compaction_begin_probe) ?:
-	       ms_probe_add(&ms_compaction_end_probe);
+	       ms_probe_add(&ms_compaction_end_probe) ?: ms_stat_set_add(&ms_compaction_stats) ?:
+	       ms_event_type_add(&ms_compaction_events) ?: ms_pair_add(&ms_compaction_pair) ?:
+	       ms_hist_register(&ms_hist_compaction_ns);
 }

@@ -44,7 +44,11 @@ struct ms_ring {
 	struct ms_event *ev;
 };
 
-static struct ms_ring ms_rings[MS_NR_EVENT_TYPES];
+/* The types, in registration order, each with its ring: ms_rings[id]. */
+struct ms_event_type *ms_event_types[MS_MAX_EVENT_TYPES];
+unsigned int ms_nr_event_types;
+static struct ms_ring ms_rings[MS_MAX_EVENT_TYPES];
+static const struct ms_event_type *ms_recover_type;	/* OOM kills' */
 static struct ms_ring ms_stream;
 static DECLARE_WAIT_QUEUE_HEAD(ms_events_wq);
 static bool ms_events_closing;
@@ -70,33 +74,41 @@ static struct ms_event *ms_ring_slot(struct ms_ring *r, u64 seq)
 	return &r->ev[i];
 }
 
+/* A slot of @r for @rec of type @t, its next; under r->lock. */
+static struct ms_event *ms_ring_put(struct ms_ring *r, const struct ms_event_type *t,
+				    const void *rec)
+{
+	struct ms_event *slot = ms_ring_slot(r, r->head);
+
+	slot->seq = r->head++;
+	slot->type = t->id;
+	memcpy(slot->data, rec, t->size);
+	return slot;
+}
+
 /* Into the event's own ring; its number there, an OOM kill's oom_seq. */
-static u32 ms_ring_push(struct ms_ring *r, const struct ms_event *ev)
+static u32 ms_ring_push(struct ms_ring *r, const struct ms_event_type *t, const void *rec)
 {
 	unsigned long flags;
 	struct ms_event *slot;
 	u32 seq;
 
 	raw_spin_lock_irqsave(&r->lock, flags);
-	slot = ms_ring_slot(r, r->head);
-	*slot = *ev;
-	slot->seq = r->head++;
+	slot = ms_ring_put(r, t, rec);
 	slot->oom_seq = seq = (u32)slot->seq;
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 	return seq;
 }
 
-static void ms_stream_push(const struct ms_event *ev, u32 oom_seq)
+static void ms_stream_push(const struct ms_event_type *t, const void *rec, u32 oom_seq)
 {
 	struct ms_ring *r = &ms_stream;
 	unsigned long flags;
 	struct ms_event *slot;
 
 	raw_spin_lock_irqsave(&r->lock, flags);
-	slot = ms_ring_slot(r, r->head);
-	*slot = *ev;
-	slot->seq = r->head++;
-	if (ev->type == MS_EV_OOM) {
+	slot = ms_ring_put(r, t, rec);
+	if (t->recover) {
 		slot->oom_seq = oom_seq;
 		/* Kills come one at a time (oom_lock): in their order. */
 		if ((s32)(oom_seq + 1 - r->oom_next) > 0)
@@ -107,14 +119,12 @@ static void ms_stream_push(const struct ms_event *ev, u32 oom_seq)
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 }
 
-void ms_event_emit(const struct ms_event *ev)
+/* Record @rec of type @t, from any context. */
+void ms_event_emit(const struct ms_event_type *t, const void *rec)
 {
-	u32 seq;
+	u32 seq = ms_ring_push(&ms_rings[t->id], t, rec);
 
-	if (WARN_ON_ONCE(ev->type >= MS_NR_EVENT_TYPES))
-		return;
-	seq = ms_ring_push(&ms_rings[ev->type], ev);
-	ms_stream_push(ev, seq);
+	ms_stream_push(t, rec, seq);
 	irq_work_queue(&ms_wake_work);
 }
 
@@ -129,27 +139,70 @@ static int ms_ring_alloc(struct ms_ring *r, unsigned int size)
 	return r->ev ? 0 : -ENOMEM;
 }
 
+/*
+ * From a family's init, before any probe can emit: the type's ring, and
+ * its netlink group.  ms_events_exit() frees the rings.
+ */
+int ms_event_type_add(struct ms_event_type *t)
+{
+	unsigned int id = ms_nr_event_types;
+	int err;
+
+	if (id == ARRAY_SIZE(ms_event_types)) {
+		pr_err("memscope: event type %s: more than MS_MAX_EVENT_TYPES (%zu); raise it\n",
+		       t->desc.name, ARRAY_SIZE(ms_event_types));
+		return -ENOSPC;
+	}
+	if (t->recover && ms_recover_type) {
+		pr_err("memscope: event type %s: %s already has the recovered events\n",
+		       t->desc.name, ms_recover_type->desc.name);
+		return -EINVAL;
+	}
+	err = ms_ring_alloc(&ms_rings[id], t->recover ? ms_oom_ring_size :
+				     max(ms_ring_size, 16U));
+	if (err)
+		return err;
+	t->group = -1;
+	if (t->genl_cmd) {
+		t->group = ms_genl_group_add(t->genl_group);
+		if (t->group < 0)
+			return t->group;
+	}
+	t->id = id;
+	ms_event_types[ms_nr_event_types++] = t;
+	if (t->recover)
+		ms_recover_type = t;
+	return 0;
+}
+
+/* The type of an event a ring held. */
+const struct ms_event_type *ms_event_type_of(const struct ms_event *ev)
+{
+	return ms_event_types[ev->type];
+}
+
 int ms_events_init(void)
 {
 	unsigned int n = max(ms_ring_size, 16U);
-	int i, err = 0;
+	int err;
 
 	init_irq_work(&ms_wake_work, ms_events_wake);
-	for (i = 0; i < MS_NR_EVENT_TYPES && !err; i++)
-		err = ms_ring_alloc(&ms_rings[i], i == MS_EV_OOM ? ms_oom_ring_size : n);
-	err = err ?: ms_ring_alloc(&ms_stream, n);
+	err = ms_ring_alloc(&ms_stream, n);
 	if (err)
 		ms_events_exit();
 	return err;
 }
 
-/* Called after every probe is gone: nothing can push or queue anymore. */
+/*
+ * Called after every probe is gone: nothing can push or queue anymore.
+ * Every ring, of the types registered and of one that failed to.
+ */
 void ms_events_exit(void)
 {
-	int i;
+	unsigned int i;
 
 	irq_work_sync(&ms_wake_work);
-	for (i = 0; i < MS_NR_EVENT_TYPES; i++) {
+	for (i = 0; i < ARRAY_SIZE(ms_rings); i++) {
 		vfree(ms_rings[i].ev);
 		ms_rings[i].ev = NULL;
 	}
@@ -172,22 +225,26 @@ void ms_events_shutdown(void)
 
 size_t ms_events_bytes(void)
 {
-	/* The oom ring, the other kinds' rings and the stream. */
-	return (ms_oom_ring_size + MS_NR_EVENT_TYPES * max(ms_ring_size, 16U)) *
-	       sizeof(struct ms_event);
+	unsigned int i;
+	size_t n = ms_stream.size;
+
+	/* The types' rings and the stream. */
+	for (i = 0; i < ms_nr_event_types; i++)
+		n += ms_rings[i].size;
+	return n * sizeof(struct ms_event);
 }
 
 void ms_events_reset(void)
 {
 	unsigned long flags;
-	int i;
+	unsigned int i;
 
 	/*
 	 * Forget the per-kind history: readers show only what came after.
 	 * Sequence numbers never go back, so a slot's seq still tells which
 	 * event it holds.  The stream is not reset.
 	 */
-	for (i = 0; i < MS_NR_EVENT_TYPES; i++) {
+	for (i = 0; i < ms_nr_event_types; i++) {
 		struct ms_ring *r = &ms_rings[i];
 
 		raw_spin_lock_irqsave(&r->lock, flags);
@@ -196,26 +253,9 @@ void ms_events_reset(void)
 	}
 }
 
-#define MS_EVENT_DESC_PTR(id, name) [MS_EV_##id] = &ms_event_##name,
-static const struct ms_record_desc *const ms_event_descs[MS_NR_EVENT_TYPES] = {
-	MS_EVENTS(MS_EVENT_DESC_PTR)
-};
-
-/* Each type's fields, as its family describes them. */
-const struct ms_record_desc *ms_event_desc(enum ms_event_type type)
-{
-	return ms_event_descs[type];
-}
-
-/* The ring file's name, and the events stream's word, for events of @type. */
-const char *ms_event_name(enum ms_event_type type)
-{
-	return ms_event_descs[type]->name;
-}
-
 static int ms_format(char *b, size_t len, const struct ms_event *ev)
 {
-	return ms_record_format(b, len, ms_event_descs[ev->type], ev);
+	return ms_record_format(b, len, &ms_event_type_of(ev)->desc, ev);
 }
 
 /*
@@ -225,10 +265,10 @@ static int ms_format(char *b, size_t len, const struct ms_event *ev)
  */
 int ms_events_format_show(struct seq_file *m)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < MS_NR_EVENT_TYPES; i++)
-		ms_record_format_show(m, ms_event_descs[i]);
+	for (i = 0; i < ms_nr_event_types; i++)
+		ms_record_format_show(m, &ms_event_types[i]->desc);
 	seq_puts(m, "lost count:uint\n");
 	ms_record_format_show(m, &ms_leak_report_desc);
 	return 0;
@@ -242,9 +282,9 @@ int ms_event_line(char *b, size_t len, const struct ms_event *ev)
 
 #define MS_LINE_MAX 1024
 
-int ms_ring_show(struct seq_file *m, enum ms_event_type type)
+int ms_ring_show(struct seq_file *m, const struct ms_event_type *t)
 {
-	struct ms_ring *r = &ms_rings[type];
+	struct ms_ring *r = &ms_rings[t->id];
 	struct ms_event ev;
 	unsigned long flags;
 	u64 head, s;
@@ -335,17 +375,23 @@ static bool ms_events_pending(struct ms_reader *rd)
  */
 static bool ms_oom_recover(struct ms_cursor *c, u32 next, struct ms_event *ev)
 {
-	struct ms_ring *r = &ms_rings[MS_EV_OOM];
+	const struct ms_event_type *t = ms_recover_type;
 	unsigned long flags;
 	u32 back, gone;
 	bool found = false;
+	struct ms_ring *r;
+
+	/* Only events of that type move oom_seq: never without it. */
+	if (WARN_ON_ONCE(!t))
+		return false;
+	r = &ms_rings[t->id];
 
 	raw_spin_lock_irqsave(&r->lock, flags);
 	back = (u32)r->head - c->oom_seq;	/* how far back the kill is */
 	if (back > r->size) {
 		gone = min(back - r->size, next - c->oom_seq);
 		c->oom_seq += gone;
-		ms_stat_add(MS_events_oom_lost, gone);
+		ms_stat_add(core, MS_events_oom_lost, gone);
 		back -= gone;
 	}
 	if (c->oom_seq != next && back) {
@@ -389,13 +435,13 @@ bool ms_cursor_next(struct ms_cursor *c, struct ms_event *ev, u64 *lost)
 	if ((s32)(next - c->oom_seq) > 0 && ms_oom_recover(c, next, ev)) {
 		if (c->lost)
 			c->lost--;
-		ms_stat_inc(MS_events_oom_recovered);
+		ms_stat_inc(core, MS_events_oom_recovered);
 		c->recovered = true;
 		return true;
 	}
 	/* Nothing (else) to recover: this event, and what was lost before it. */
 	c->seq++;
-	if (ev->type == MS_EV_OOM)
+	if (ms_event_type_of(ev)->recover)
 		c->oom_seq = ev->oom_seq + 1;
 	*lost = c->lost;
 	c->lost = 0;
@@ -426,10 +472,10 @@ static bool ms_events_next(struct ms_reader *rd)
 		return false;
 	n = 0;
 	if (lost) {
-		ms_stat_add(MS_events_lost, lost);
+		ms_stat_add(core, MS_events_lost, lost);
 		n = scnprintf(rd->buf, sizeof(rd->buf), "lost count=%llu\n", lost);
 	}
-	n += scnprintf(rd->buf + n, sizeof(rd->buf) - n, "%s ", ms_event_name(ev.type));
+	n += scnprintf(rd->buf + n, sizeof(rd->buf) - n, "%s ", ms_event_type_of(&ev)->desc.name);
 	ms_format(rd->buf + n, sizeof(rd->buf) - n, &ev);
 	rd->len = strlen(rd->buf);
 	rd->off = 0;

@@ -8,8 +8,8 @@
  * handler the vm_fault_t, and the per-call data carries the start time and
  * the table rows across a fault that may sleep.  The vma must not be touched
  * on return (it may be gone), hence the rows are found on entry.  A fault
- * that finds no free instance runs no handler: stats.c adds the probe's
- * misses to `faults` and shows them as `faults_unclassified`.
+ * that finds no free instance runs no handler: the stats add the probe's
+ * misses to `faults` and show them as `faults_unclassified`.
  *
  * The probe is an fprobe where the kernel has one memscope can use (6.5 to
  * 6.13 built with CONFIG_FPROBE, Debian's 6.12 among them), a kretprobe
@@ -44,6 +44,15 @@ static struct ms_table ms_table_faults_by_cgroup = {
 	.file = "faults_by_cgroup", .header = "# cgroup faults major",
 	.kind = MS_TK_CGROUP, .ncols = 2,
 };
+
+#define MS_FAULT_STATS(X)						\
+	X(faults) X(faults_major) X(faults_retry) X(faults_error)	\
+	X(faults_user) X(faults_kernel) X(faults_anon) X(faults_file)	\
+	X(faults_shmem) X(faults_hugetlb) X(faults_write)		\
+	X(faults_unclassified)
+static void ms_faults_stats_raw(u64 *v);
+MS_STAT_SET(faults, MS_FAULT_STATS, .raw = ms_faults_stats_raw);
+MS_HIST(fault_latency_ns);
 
 /* A row found on entry, and its key then: a row can be reused meanwhile. */
 struct ms_fault_row {
@@ -126,7 +135,7 @@ static __always_inline struct ms_row *ms_file_row(struct vm_area_struct *vma)
 	return row;
 }
 
-static enum ms_stat ms_fault_class(struct vm_area_struct *vma)
+static unsigned int ms_fault_class(struct vm_area_struct *vma)
 {
 	if (is_vm_hugetlb_page(vma))
 		return MS_faults_hugetlb;
@@ -156,10 +165,10 @@ static __always_inline void ms_fault_enter(struct ms_fault_data *d, struct pt_re
 	int cpu;
 
 	ms_hit(&ms_fault_probe);	/* also `faults` in stats */
-	ms_stat_inc(flags & FAULT_FLAG_USER ? MS_faults_user : MS_faults_kernel);
+	ms_stat_inc(faults, flags & FAULT_FLAG_USER ? MS_faults_user : MS_faults_kernel);
 	if (flags & FAULT_FLAG_WRITE)
-		ms_stat_inc(MS_faults_write);
-	ms_stat_inc(ms_fault_class(vma));
+		ms_stat_inc(faults, MS_faults_write);
+	ms_stat_inc(faults, ms_fault_class(vma));
 
 	/* A kretprobe entry handler runs with preemption disabled. */
 	cpu = smp_processor_id();
@@ -180,9 +189,9 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 	s64 lat = ktime_get_mono_fast_ns() - d->start;
 	int i;
 
-	ms_hist_add(MS_H_fault_latency_ns, max_t(s64, lat, 0));
+	ms_hist_add(fault_latency_ns, max_t(s64, lat, 0));
 	if (ret & VM_FAULT_MAJOR) {
-		ms_stat_inc(MS_faults_major);
+		ms_stat_inc(faults, MS_faults_major);
 		for (i = 0; i < MS_NR_FR; i++) {
 			struct ms_row *row = d->r[i].row;
 
@@ -192,9 +201,9 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 		}
 	}
 	if (ret & VM_FAULT_RETRY)
-		ms_stat_inc(MS_faults_retry);
+		ms_stat_inc(faults, MS_faults_retry);
 	if (ret & VM_FAULT_ERROR)
-		ms_stat_inc(MS_faults_error);
+		ms_stat_inc(faults, MS_faults_error);
 }
 
 static int ms_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -271,7 +280,8 @@ int ms_faults_init(void)
 		return -EINVAL;
 	}
 	return ms_probe_add(&ms_fault_probe) ?: ms_table_add(&ms_table_faults_by_pid) ?:
-	       ms_table_add(&ms_table_faults_by_file);
+	       ms_table_add(&ms_table_faults_by_file) ?: ms_stat_set_add(&ms_faults_stats) ?:
+	       ms_hist_register(&ms_hist_fault_latency_ns);
 }
 
 /* The per-cgroup table came after the other tools' tables: main.c lists it later. */
@@ -282,11 +292,11 @@ int ms_faults_cgroup_init(void)
 
 /*
  * stats' `faults` is the probe's hits (the fault path counts once, not
- * twice), and `faults_unclassified` the faults the kretprobe had no
- * instance for (or hit recursively): those ran no handler.
+ * twice), plus the faults the kretprobe had no instance for (or hit
+ * recursively), `faults_unclassified`: those ran no handler.
  */
-void ms_faults_counts(u64 *hits, u64 *missed)
+static void ms_faults_stats_raw(u64 *v)
 {
-	*hits = ms_probe_hits(&ms_fault_probe);
-	*missed = ms_probe_missed_now(&ms_fault_probe);
+	v[MS_faults_unclassified] += ms_probe_missed_now(&ms_fault_probe);
+	v[MS_faults] += ms_probe_hits(&ms_fault_probe) + v[MS_faults_unclassified];
 }

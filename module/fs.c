@@ -44,17 +44,16 @@ struct ms_file {
 	enum ms_file_kind kind;
 	int arg;
 	struct ms_table *table;		/* MS_F_TABLE's */
+	struct ms_hist *hist;		/* MS_F_HIST's and MS_F_HIST_RAW's */
+	const struct ms_event_type *type;	/* MS_F_RING's */
 };
-
-
 
 static int ms_show(struct seq_file *m, void *unused)
 {
 	const struct ms_file *f = m->private;
+	struct ms_stats_snap *stats;
 	struct ms_table *t;
 	unsigned int j;
-	u64 *v;
-	int i;
 
 	switch (f->kind) {
 	case MS_F_VERSION:
@@ -80,26 +79,25 @@ static int ms_show(struct seq_file *m, void *unused)
 		ms_probes_show(m);
 		return 0;
 	case MS_F_STATS:
-		v = kmalloc_array(MS_NR_STATS, sizeof(*v), GFP_KERNEL);
-		if (!v)
+		stats = ms_stats_snapshot();
+		if (!stats)
 			return -ENOMEM;
-		ms_stats_sum(v);
-		for (i = 0; i < MS_NR_STATS; i++)
-			seq_printf(m, "%s %llu\n", ms_stat_names[i], v[i]);
-		kfree(v);
+		for (j = 0; j < stats->n; j++)
+			seq_printf(m, "%s %llu\n", stats->e[j].name, stats->e[j].v);
+		kfree(stats);
 		return 0;
 	case MS_F_TABLE:	/* ms_table_open()'s own seq_file */
 	case MS_F_LEAK:		/* ms_leak_open()'s */
 		break;
 	case MS_F_RING:
-		return ms_ring_show(m, f->arg);
+		return ms_ring_show(m, f->type);
 	case MS_F_EVENTS_FORMAT:
 		return ms_events_format_show(m);
 	case MS_F_TABLE_REUSE:
 		return ms_table_reuse_show(m);
 	case MS_F_HIST:
 	case MS_F_HIST_RAW:
-		ms_hist_show(m, f->arg, f->kind == MS_F_HIST_RAW);
+		ms_hist_show(m, f->hist, f->kind == MS_F_HIST_RAW);
 		return 0;
 	}
 	return -EINVAL;
@@ -213,15 +211,13 @@ static const struct ms_proc_ops ms_control_proc_ops = {
 };
 
 #define MS_F(n, k, a) { .name = n, .kind = k, .arg = a }
-#define MS_HIST_FILE(name) MS_F(#name, MS_F_HIST, MS_H_##name),
-#define MS_HIST_RAW_FILE(name) MS_F(#name, MS_F_HIST_RAW, MS_H_##name),
 
 /*
  * version, probes, stats, events_format and table_reuse; then every table
  * the families registered, memleak view and event ring, named once, by the
  * file that owns it (table.c, memleak.c, events.c).
  */
-#define MS_NR_FILES (5 + MS_MAX_TABLES + MS_NR_LEAK_VIEWS + MS_NR_EVENT_TYPES)
+#define MS_NR_FILES (5 + MS_MAX_TABLES + MS_NR_LEAK_VIEWS + MS_MAX_EVENT_TYPES)
 static unsigned int ms_nr_files;
 static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("version", MS_F_VERSION, 0),
@@ -244,22 +240,36 @@ static void ms_files_init(void)
 	}
 	for (i = 0; i < MS_NR_LEAK_VIEWS; i++)
 		*f++ = (struct ms_file)MS_F(ms_leak_file(i), MS_F_LEAK, i);
-	for (i = 0; i < MS_NR_EVENT_TYPES; i++)
-		*f++ = (struct ms_file)MS_F(ms_event_name(i), MS_F_RING, i);
+	for (j = 0; j < ms_nr_event_types; j++) {
+		*f = (struct ms_file)MS_F(ms_event_types[j]->desc.name, MS_F_RING, j);
+		f++->type = ms_event_types[j];
+	}
 	ms_nr_files = f - ms_files;
 }
-
-static const struct ms_file ms_hist_files[] = { MS_HISTS(MS_HIST_FILE) };
-static const struct ms_file ms_hist_raw_files[] = { MS_HISTS(MS_HIST_RAW_FILE) };
 
 /* hist/ in bpftrace's layout for people, hist_raw/ for programs. */
 static const struct {
 	const char *dir;
-	const struct ms_file *files;
+	enum ms_file_kind kind;
 } ms_hist_dirs[] = {
-	{ "hist", ms_hist_files },
-	{ "hist_raw", ms_hist_raw_files },
+	{ "hist", MS_F_HIST },
+	{ "hist_raw", MS_F_HIST_RAW },
 };
+static struct ms_file ms_hist_files[ARRAY_SIZE(ms_hist_dirs)][MS_MAX_HISTS];
+
+static void ms_hist_files_init(void)
+{
+	unsigned int d, i;
+
+	for (d = 0; d < ARRAY_SIZE(ms_hist_dirs); d++) {
+		for (i = 0; i < ms_nr_hists; i++) {
+			struct ms_file *f = &ms_hist_files[d][i];
+
+			*f = (struct ms_file)MS_F(ms_hists[i]->name, ms_hist_dirs[d].kind, 0);
+			f->hist = ms_hists[i];
+		}
+	}
+}
 
 /*
  * The text of file @name, for the netlink family's GET_TEXT: only the
@@ -305,9 +315,9 @@ static int ms_debugfs_init(void)
 	debugfs_create_file("control", 0200, ms_debugfs, NULL, &ms_control_fops);
 	for (d = 0; d < ARRAY_SIZE(ms_hist_dirs); d++) {
 		hist = debugfs_create_dir(ms_hist_dirs[d].dir, ms_debugfs);
-		for (i = 0; i < MS_NR_HISTS; i++)
-			debugfs_create_file(ms_hist_dirs[d].files[i].name, 0400, hist,
-					    (void *)&ms_hist_dirs[d].files[i], &ms_fops);
+		for (i = 0; i < ms_nr_hists; i++)
+			debugfs_create_file(ms_hist_files[d][i].name, 0400, hist,
+					    &ms_hist_files[d][i], &ms_fops);
 	}
 	return 0;
 }
@@ -331,9 +341,9 @@ static int ms_procfs_init(void)
 		hist = proc_mkdir_mode(ms_hist_dirs[d].dir, 0500, ms_procdir);
 		if (!hist)
 			goto err;
-		for (i = 0; i < MS_NR_HISTS; i++)
-			if (!proc_create_data(ms_hist_dirs[d].files[i].name, 0400, hist,
-					      &ms_file_proc_ops, (void *)&ms_hist_dirs[d].files[i]))
+		for (i = 0; i < ms_nr_hists; i++)
+			if (!proc_create_data(ms_hist_files[d][i].name, 0400, hist,
+					      &ms_file_proc_ops, &ms_hist_files[d][i]))
 				goto err;
 	}
 	return 0;
@@ -348,6 +358,7 @@ int ms_fs_init(void)
 	int err;
 
 	ms_files_init();
+	ms_hist_files_init();
 	err = ms_debugfs_init();
 
 	if (err)

@@ -4,7 +4,7 @@
  * files show, and the events stream as multicast groups.
  * Copyright (C) 2026 The memscope authors.
  *
- * Commands read through the same code as the files (ms_stats_sum(),
+ * Commands read through the same code as the files (ms_stats_snapshot(),
  * ms_probes_for_each(), ms_table_snapshot(), ms_hist_read()) and change
  * state through the same calls as `control`.  Every command and every group
  * needs CAP_SYS_ADMIN: the files are root's alone, and so is this door.
@@ -40,13 +40,28 @@ static const struct nla_policy ms_genl_policy[MEMSCOPE_A_MAX + 1] = {
 	[MEMSCOPE_A_NAME] = { .type = NLA_NUL_STRING, .len = MS_NAME_LEN - 1 },
 };
 
-static const struct genl_multicast_group ms_genl_groups[] = {
-	[MS_GENL_OOM] = { .name = MEMSCOPE_MCGRP_OOM, MS_GENL_MCGRP_ADMIN },
-	[MS_GENL_RECLAIM] = { .name = MEMSCOPE_MCGRP_RECLAIM, MS_GENL_MCGRP_ADMIN },
-	[MS_GENL_COMPACTION] = { .name = MEMSCOPE_MCGRP_COMPACTION, MS_GENL_MCGRP_ADMIN },
-	/* memleak's reports: its top sites every memleak_report_ms. */
-	[MS_GENL_MEMLEAK] = { .name = MEMSCOPE_MCGRP_MEMLEAK, MS_GENL_MCGRP_ADMIN },
-};
+/*
+ * The multicast groups, each added by the family that sends to it, as it
+ * starts (ms_genl_group_add()): its event type's, memleak's reports.
+ */
+#define MS_GENL_MAX_GROUPS 8
+static struct genl_multicast_group ms_genl_groups[MS_GENL_MAX_GROUPS];
+static unsigned int ms_genl_nr_groups;
+
+int ms_genl_group_add(const char *name)
+{
+	struct genl_multicast_group *g;
+
+	if (ms_genl_nr_groups == ARRAY_SIZE(ms_genl_groups)) {
+		pr_err("memscope: netlink group %s: more than MS_GENL_MAX_GROUPS (%zu); raise it\n",
+		       name, ARRAY_SIZE(ms_genl_groups));
+		return -ENOSPC;
+	}
+	g = &ms_genl_groups[ms_genl_nr_groups];
+	*g = (struct genl_multicast_group){ MS_GENL_MCGRP_ADMIN };
+	strscpy(g->name, name, sizeof(g->name));
+	return ms_genl_nr_groups++;
+}
 
 static struct genl_family ms_genl_family;
 
@@ -98,14 +113,14 @@ static const char *ms_genl_name(struct genl_info *info)
 
 static int ms_genl_fill_stats(struct sk_buff *skb, void *arg)
 {
-	const u64 *v = arg;
+	const struct ms_stats_snap *stats = arg;
 	struct nlattr *nest;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < MS_NR_STATS; i++) {
+	for (i = 0; i < stats->n; i++) {
 		nest = nla_nest_start(skb, MEMSCOPE_A_STAT);
-		if (!nest || nla_put_string(skb, MEMSCOPE_A_NAME, ms_stat_names[i]) ||
-		    ms_nla_put_u64(skb, MEMSCOPE_A_VALUE, v[i], MEMSCOPE_A_PAD))
+		if (!nest || nla_put_string(skb, MEMSCOPE_A_NAME, stats->e[i].name) ||
+		    ms_nla_put_u64(skb, MEMSCOPE_A_VALUE, stats->e[i].v, MEMSCOPE_A_PAD))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
@@ -114,17 +129,16 @@ static int ms_genl_fill_stats(struct sk_buff *skb, void *arg)
 
 static int ms_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
-	u64 *v;
+	struct ms_stats_snap *stats;
 	int err;
 
 	if (!ms_genl_allowed(skb))
 		return -EPERM;
-	v = kmalloc_array(MS_NR_STATS, sizeof(*v), GFP_KERNEL);
-	if (!v)
+	stats = ms_stats_snapshot();
+	if (!stats)
 		return -ENOMEM;
-	ms_stats_sum(v);
-	err = ms_genl_reply(info, MEMSCOPE_CMD_GET_STATS, ms_genl_fill_stats, v);
-	kfree(v);
+	err = ms_genl_reply(info, MEMSCOPE_CMD_GET_STATS, ms_genl_fill_stats, stats);
+	kfree(stats);
 	return err;
 }
 
@@ -169,7 +183,7 @@ static int ms_genl_get_probes(struct sk_buff *skb, struct genl_info *info)
 }
 
 struct ms_genl_hist {
-	enum ms_hist h;
+	struct ms_hist *h;
 	struct ms_hist_cpu cur;
 };
 
@@ -182,7 +196,7 @@ static int ms_genl_fill_hist(struct sk_buff *skb, void *arg)
 
 	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
 		count += gh->cur.bucket[i];
-	if (nla_put_string(skb, MEMSCOPE_A_NAME, ms_hist_names[gh->h]) ||
+	if (nla_put_string(skb, MEMSCOPE_A_NAME, gh->h->name) ||
 	    ms_nla_put_u64(skb, MEMSCOPE_A_COUNT, count, MEMSCOPE_A_PAD) ||
 	    ms_nla_put_u64(skb, MEMSCOPE_A_SUM, gh->cur.sum, MEMSCOPE_A_PAD))
 		return -EMSGSIZE;
@@ -205,15 +219,15 @@ static int ms_genl_get_hist(struct sk_buff *skb, struct genl_info *info)
 {
 	const char *name = ms_genl_name(info);
 	struct ms_genl_hist *gh;
-	int h, err;
+	struct ms_hist *h;
+	int err;
 
 	if (!ms_genl_allowed(skb))
 		return -EPERM;
 	if (!name)
 		return -EINVAL;
-	for (h = 0; h < MS_NR_HISTS && strcmp(ms_hist_names[h], name); h++)
-		;
-	if (h == MS_NR_HISTS)
+	h = ms_hist_find(name);
+	if (!h)
 		return -ENOENT;
 	gh = ms_self_alloc(kmalloc(sizeof(*gh), GFP_KERNEL));
 	if (!gh)
@@ -450,10 +464,10 @@ static int ms_genl_disable(struct sk_buff *skb, struct genl_info *info)
 
 static int ms_genl_fill_hists(struct sk_buff *skb, void *arg)
 {
-	int h;
+	unsigned int h;
 
-	for (h = 0; h < MS_NR_HISTS; h++)
-		if (nla_put_string(skb, MEMSCOPE_A_NAME, ms_hist_names[h]))
+	for (h = 0; h < ms_nr_hists; h++)
+		if (nla_put_string(skb, MEMSCOPE_A_NAME, ms_hists[h]->name))
 			return -EMSGSIZE;
 	return 0;
 }
@@ -613,9 +627,7 @@ static struct genl_family ms_genl_family = {
 	.parallel_ops = true,
 	.ops = ms_genl_ops,
 	.n_ops = ARRAY_SIZE(ms_genl_ops),
-	.mcgrps = ms_genl_groups,
-	/* No groups where the kernel cannot keep them to CAP_SYS_ADMIN. */
-	.n_mcgrps = MS_GENL_MCAST_ADMIN_ONLY ? ARRAY_SIZE(ms_genl_groups) : 0,
+	.mcgrps = ms_genl_groups,	/* .n_mcgrps: ms_genl_init() */
 };
 
 /* ---- events ------------------------------------------------------------ */
@@ -673,15 +685,16 @@ int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, cons
  * One event to its group: false if it was lost on the way.  @line is a
  * buffer for the ring file's line, which LINE carries as it is.
  */
-static bool ms_genl_send_event(const struct ms_event *ev, int group, char *line)
+static bool ms_genl_send_event(const struct ms_event *ev, char *line)
 {
+	const struct ms_event_type *t = ms_event_type_of(ev);
 	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	void *hdr;
 	int n, err;
 
 	if (!skb)
 		return false;
-	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, ms_event_desc(ev->type)->genl_cmd);
+	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, t->genl_cmd);
 	if (!hdr)
 		goto fail;
 	/* A kill from the oom ring has no place in the stream: no SEQ. */
@@ -694,10 +707,10 @@ static bool ms_genl_send_event(const struct ms_event *ev, int group, char *line)
 		line[n - 1] = '\0';
 	if (nla_put_string(skb, MEMSCOPE_A_LINE, line))
 		goto fail;
-	if (ms_genl_put_record(skb, ms_event_desc(ev->type), ev))
+	if (ms_genl_put_record(skb, &t->desc, ev))
 		goto fail;
 	genlmsg_end(skb, hdr);
-	err = genlmsg_multicast(&ms_genl_family, skb, 0, group, GFP_KERNEL);
+	err = genlmsg_multicast(&ms_genl_family, skb, 0, t->group, GFP_KERNEL);
 	/*
 	 * -ENOBUFS: a listener that asked with NETLINK_BROADCAST_ERROR had no
 	 * room.  -ESRCH: the last listener left meanwhile, which is no loss.
@@ -720,20 +733,20 @@ static bool ms_genl_listened(void)
 
 static void ms_genl_send(struct work_struct *work)
 {
+	const struct ms_event_type *t;
 	struct ms_event ev;
 	char *line;
 	u64 lost;
-	int group;
 
 	/* No buffer: every event still waiting is lost to the listeners. */
 	line = ms_self_alloc(kmalloc(MS_GENL_LINE_MAX, GFP_KERNEL));
 	while (READ_ONCE(ms_genl_live) && ms_cursor_next(&ms_genl_cursor, &ev, &lost)) {
 		if (lost && ms_genl_listened())
-			ms_stat_add(MS_netlink_dropped, lost);
-		group = ms_event_desc(ev.type)->genl_group;
-		if (ms_event_desc(ev.type)->genl_cmd && genl_has_listeners(&ms_genl_family, &init_net, group) &&
-		    (!line || !ms_genl_send_event(&ev, group, line)))
-			ms_stat_inc(MS_netlink_dropped);
+			ms_stat_add(core, MS_netlink_dropped, lost);
+		t = ms_event_type_of(&ev);
+		if (t->genl_cmd && genl_has_listeners(&ms_genl_family, &init_net, t->group) &&
+		    (!line || !ms_genl_send_event(&ev, line)))
+			ms_stat_inc(core, MS_netlink_dropped);
 		cond_resched();
 	}
 	kfree(line);
@@ -758,7 +771,7 @@ void ms_genl_kick(void)
  */
 static DEFINE_MUTEX(ms_genl_notify_lock);
 
-int ms_genl_notify(enum ms_genl_group group, u8 cmd, size_t size,
+int ms_genl_notify(int group, u8 cmd, size_t size,
 		   int (*fill)(struct sk_buff *skb, void *arg), void *arg)
 {
 	struct sk_buff *skb;
@@ -787,7 +800,7 @@ out:
 }
 
 /* Whether anyone listens to @group: a sender's reason to do its work. */
-bool ms_genl_listening(enum ms_genl_group group)
+bool ms_genl_listening(int group)
 {
 	bool on;
 
@@ -803,7 +816,11 @@ bool ms_genl_listening(enum ms_genl_group group)
  */
 int ms_genl_init(void)
 {
-	int err = ms_genl_register_family(&ms_genl_family);
+	int err;
+
+	/* No groups where the kernel cannot keep them to CAP_SYS_ADMIN. */
+	ms_genl_family.n_mcgrps = MS_GENL_MCAST_ADMIN_ONLY ? ms_genl_nr_groups : 0;
+	err = ms_genl_register_family(&ms_genl_family);
 
 	if (err) {
 		pr_warn("memscope: no generic netlink family (%d); the files still work\n", err);

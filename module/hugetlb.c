@@ -12,6 +12,9 @@
 
 #include "memscope.h"
 
+#define MS_HUGETLB_STATS(X) X(hugetlb_faults)
+MS_STAT_SET(hugetlb, MS_HUGETLB_STATS);
+
 static struct ms_table ms_table_hugetlb_by_pid = {
 	.file = "hugetlb_by_pid", .header = "# pid comm faults",
 	.kind = MS_TK_TASK, .ncols = 1,
@@ -22,7 +25,7 @@ static int ms_hugetlb_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct ms_row *row;
 
 	ms_hit(container_of(kp, struct ms_probe, kp));
-	ms_stat_inc(MS_hugetlb_faults);
+	ms_stat_inc(hugetlb, MS_hugetlb_faults);
 	row = ms_table_get_task(&ms_table_hugetlb_by_pid);
 	if (row)
 		__ms_row_add(&ms_table_hugetlb_by_pid, row, 0, 1);
@@ -42,5 +45,6 @@ static struct ms_probe ms_hugetlb_probe = {
 
 int ms_hugetlb_init(void)
 {
-	return ms_probe_add(&ms_hugetlb_probe) ?: ms_table_add(&ms_table_hugetlb_by_pid);
+	return ms_probe_add(&ms_hugetlb_probe) ?: ms_table_add(&ms_table_hugetlb_by_pid) ?:
+	       ms_stat_set_add(&ms_hugetlb_stats);
 }

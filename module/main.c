@@ -33,7 +33,8 @@ MODULE_PARM_DESC(oom_ring_size, "OOM kills kept in the oom ring, and recoverable
  * Everything memscope allocates is fixed at load: this is the whole
  * footprint, reported in `version` (the README gives it in numbers):
  *   10 tables * table_size * sizeof(struct ms_row)
- * + (oom_ring_size + 5 * ring_size) * sizeof(struct ms_event)
+ * + (oom_ring_size + 5 * ring_size) * sizeof(struct ms_event): the oom
+ *   ring, the other event types' rings (4) and the events stream
  * + cpus * the module's per-CPU section (stats, histograms)
  * + cpus * each probe's hit counter, and kretprobe instances
  *   (maxactive * (instance + data)): ms_probes_bytes()
@@ -55,7 +56,7 @@ size_t ms_footprint(void)
 	if (IS_ENABLED(CONFIG_SMP))
 		bytes += num_possible_cpus() * ms_module_percpu_size(THIS_MODULE);
 	else
-		bytes += sizeof(struct ms_stats) + sizeof(struct ms_hist_cpu) * MS_NR_HISTS;
+		bytes += ms_stats_percpu_bytes();
 	return bytes;
 }
 

@@ -47,6 +47,11 @@
 #include <net/genetlink.h>
 
 #include "memscope.h"
+
+#define MS_MEMLEAK_STATS(X)						\
+	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
+	X(memleak_dropped)
+MS_STAT_SET(memleak, MS_MEMLEAK_STATS);
 #include "compat/kmem.h"
 #include "uapi/memscope_genl.h"
 
@@ -174,7 +179,7 @@ static __always_inline bool ms_leak_sampled_out(unsigned long ptr)
 		return true;
 	if (!ms_leak_skip(ms_hash_64(ptr, 32)))
 		return false;
-	ms_stat_inc(MS_memleak_allocs);
+	ms_stat_inc(memleak, MS_memleak_allocs);
 	return true;
 }
 
@@ -188,7 +193,7 @@ static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 
 	if (ZERO_OR_NULL_PTR((void *)ptr) || ms_leak_self())
 		return;
-	ms_stat_inc(MS_memleak_allocs);
+	ms_stat_inc(memleak, MS_memleak_allocs);
 	s = ms_leak_seg(ptr, &slot, &skip);
 	if (skip)
 		return;
@@ -226,7 +231,7 @@ static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 	}
 	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
 	if (!free)
-		ms_stat_inc(MS_memleak_dropped);
+		ms_stat_inc(memleak, MS_memleak_dropped);
 }
 
 static void ms_leak_del(unsigned long ptr)
@@ -238,7 +243,7 @@ static void ms_leak_del(unsigned long ptr)
 
 	if (ZERO_OR_NULL_PTR((void *)ptr))
 		return;
-	ms_stat_inc(MS_memleak_frees);
+	ms_stat_inc(memleak, MS_memleak_frees);
 	s = ms_leak_seg(ptr, &slot, &skip);
 	if (skip)
 		return;
@@ -263,7 +268,7 @@ static void ms_leak_del(unsigned long ptr)
 		return;
 	}
 	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
-	ms_stat_inc(MS_memleak_unknown_frees);
+	ms_stat_inc(memleak, MS_memleak_unknown_frees);
 }
 
 /* Forget everything: at enable, and on `reset`. */
@@ -518,6 +523,9 @@ static int ms_leak_msg_fill(struct sk_buff *skb, void *arg)
 	       ms_genl_put_record(skb, &ms_leak_report_desc, m) ? -EMSGSIZE : 0;
 }
 
+/* memleak's netlink group: its top sites every memleak_report_ms. */
+static int ms_leak_group;
+
 /* Row @i of @snap as one message; false if it was lost on the way. */
 static bool ms_leak_report_row(const struct ms_leak_snap *snap, unsigned int i,
 			       struct ms_leak_msg *m)
@@ -531,7 +539,7 @@ static bool ms_leak_report_row(const struct ms_leak_snap *snap, unsigned int i,
 	if (n > 0 && m->line[n - 1] == '\n')
 		m->line[n - 1] = '\0';
 	/* A few hundred bytes, not a page: up to ten of them wait in each listener. */
-	err = ms_genl_notify(MS_GENL_MEMLEAK, MEMSCOPE_CMD_EVENT_MEMLEAK,
+	err = ms_genl_notify(ms_leak_group, MEMSCOPE_CMD_EVENT_MEMLEAK,
 			     nla_total_size(strlen(m->line) + 1) + nla_total_size(strlen(m->site) + 1) +
 			     nla_total_size(strlen(ms_leak_report_desc.name) + 1) +
 			     5 * (nla_total_size(sizeof(u64)) + nla_total_size(0)) +
@@ -548,11 +556,11 @@ static void ms_leak_report(struct work_struct *work)
 
 	if (!ms_leak_on())
 		return;
-	if (!ms_genl_listening(MS_GENL_MEMLEAK))
+	if (!ms_genl_listening(ms_leak_group))
 		goto again;
 	snap = ms_leak_snapshot(MS_LEAK_BY_SITE);
 	if (!snap) {
-		ms_stat_inc(MS_netlink_dropped);	/* a report, of unknown size */
+		ms_stat_inc(core, MS_netlink_dropped);	/* a report, of unknown size */
 		goto again;
 	}
 	n = min(ms_leak_snap_rows(snap), (unsigned int)MS_LEAK_REPORT_TOP);
@@ -564,7 +572,7 @@ static void ms_leak_report(struct work_struct *work)
 		}
 		for (i = 0; i < n; i++)
 			if (!m || !ms_leak_report_row(snap, i, m))
-				ms_stat_inc(MS_netlink_dropped);
+				ms_stat_inc(core, MS_netlink_dropped);
 		kfree(m);
 	}
 	ms_leak_snap_free(snap);
@@ -639,7 +647,10 @@ int ms_memleak_init(void)
 	spin_lock(&ms_leak_report_lock);
 	ms_leak_reporting = true;
 	spin_unlock(&ms_leak_report_lock);
-	err = ms_probe_add_all(ms_leak_probes, ARRAY_SIZE(ms_leak_probes));
+	ms_leak_group = ms_genl_group_add(MEMSCOPE_MCGRP_MEMLEAK);
+	err = ms_leak_group < 0 ? ms_leak_group :
+	      ms_probe_add_all(ms_leak_probes, ARRAY_SIZE(ms_leak_probes)) ?:
+	      ms_stat_set_add(&ms_memleak_stats);
 	if (err)
 		ms_memleak_exit();
 	return err;

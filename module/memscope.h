@@ -49,74 +49,114 @@ extern unsigned int ms_oom_ring_size;
 
 
 /*
- * Cumulative counters, summed across CPUs at read time.  The order is the
- * order of the `stats` file; names are the contract (SPEC.md), append only.
+ * Cumulative counters, summed across CPUs at read time.  Each family keeps
+ * its own set, defined in its file with MS_STAT_SET() from an X-list of
+ * names, and registered from its init (ms_stat_set_add()).  The `stats`
+ * file lists the sets in registration order, main.c's order of the
+ * families, then the core's; names are the contract (SPEC.md), not the
+ * order.
  */
-#define MS_STATS(X)							\
-	X(faults) X(faults_major) X(faults_retry) X(faults_error)	\
-	X(faults_user) X(faults_kernel) X(faults_anon) X(faults_file)	\
-	X(faults_shmem) X(faults_hugetlb) X(faults_write)		\
-	X(swapins) X(hugetlb_faults) X(oom_kills)			\
-	X(direct_reclaim_count) X(direct_reclaim_ns) X(direct_reclaim_pages) \
-	X(memcg_reclaim_count) X(memcg_reclaim_ns) X(memcg_reclaim_pages) \
-	X(shrink_slab_count) X(shrink_slab_ns) X(shrink_slab_freed)	\
-	X(kswapd_wakeups) X(kswapd_wake_count) X(kswapd_wake_ns)	\
-	X(writepage) X(compaction_count) X(compaction_ns)		\
-	X(dropped) X(events_lost) X(unmatched_ends)			\
-	X(faults_unclassified) X(table_reused) X(reset_count)		\
-	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
-	X(memleak_dropped) X(swapouts) X(swapins_untimed) X(swap_unread) \
-	X(swap_residency_dropped) X(netlink_dropped)			\
-	X(events_oom_recovered) X(events_oom_lost) X(allocstall)	\
-	X(swapins_unsampled) X(swap_residency_sample)
-
-#define MS_ENUM(name) MS_##name,
-enum ms_stat { MS_STATS(MS_ENUM) MS_NR_STATS };
-
-struct ms_stats {
-	u64 v[MS_NR_STATS];
+struct ms_stat_set {
+	const char *const *names;
+	unsigned int n;
+	u64 __percpu *v;		/* [n] on each CPU */
+	u64 *base;			/* [n]: the sums at the last reset */
+	/* Counts kept elsewhere (a probe's hits), added to the sums before the baseline. */
+	void (*raw)(u64 *v);
+	/* Values that are not counts, set after the baseline and never reset. */
+	void (*now)(u64 *v);
 };
-DECLARE_PER_CPU(struct ms_stats, ms_stats);
+
+#define MS_STAT_ENUM(name) MS_##name,
+#define MS_STAT_STR(name) #name,
+/*
+ * Set @set of the counters LIST(X) names, for ms_stat_inc(@set, MS_name):
+ * a plain per-CPU variable, so a hit costs what it did when all counters
+ * were one array.  The arguments after LIST initialise the rest of the
+ * struct ms_stat_set (.raw, .now).
+ */
+#define MS_STAT_SET(set, LIST, ...)					\
+	enum { LIST(MS_STAT_ENUM) MS_NR_##set##_STATS };		\
+	static DEFINE_PER_CPU(u64, ms_stats_##set[MS_NR_##set##_STATS]);	\
+	static const char *const ms_##set##_stat_names[] = { LIST(MS_STAT_STR) }; \
+	static u64 ms_##set##_stat_base[MS_NR_##set##_STATS];		\
+	static struct ms_stat_set ms_##set##_stats = {			\
+		.names = ms_##set##_stat_names,				\
+		.n = MS_NR_##set##_STATS,				\
+		.v = &ms_stats_##set[0],				\
+		.base = ms_##set##_stat_base,				\
+		__VA_ARGS__						\
+	}
 
 /* Safe in any context: a single per-CPU add, no lock. */
-static __always_inline void ms_stat_add(enum ms_stat s, u64 n)
-{
-	this_cpu_add(ms_stats.v[s], n);
-}
+#define ms_stat_add(set, s, n)	this_cpu_add(ms_stats_##set[s], n)
+#define ms_stat_inc(set, s)	this_cpu_inc(ms_stats_##set[s])
 
-static __always_inline void ms_stat_inc(enum ms_stat s)
-{
-	this_cpu_inc(ms_stats.v[s]);
-}
+/* The core's own counters (stats.c), which every file may count. */
+#define MS_CORE_STATS(X)						\
+	X(dropped) X(events_lost) X(unmatched_ends) X(table_reused)	\
+	X(reset_count) X(netlink_dropped) X(events_oom_recovered)	\
+	X(events_oom_lost)
+enum { MS_CORE_STATS(MS_STAT_ENUM) MS_NR_core_STATS };
+DECLARE_PER_CPU(u64, ms_stats_core[MS_NR_core_STATS]);
 
-/* log2 histograms in bpftrace's layout: [0], [1], [2,4), ... [2^63, 2^64) */
-#define MS_HISTS(X)							\
-	X(fault_latency_ns) X(direct_reclaim_ns) X(memcg_reclaim_ns)	\
-	X(shrink_slab_ns) X(compaction_ns) X(swap_residency_ns)
+/* A generous cap on the sets; more fails the load, with an error that names it. */
+#define MS_MAX_STAT_SETS	16
+int ms_stat_set_add(struct ms_stat_set *set);
 
-#define MS_HIST_ENUM(name) MS_H_##name,
-enum ms_hist { MS_HISTS(MS_HIST_ENUM) MS_NR_HISTS };
+/* The `stats` file's lines, as one read of it sees them; kfree() it. */
+struct ms_stats_snap {
+	unsigned int n;
+	struct {
+		const char *name;
+		u64 v;
+	} e[];
+};
+struct ms_stats_snap *ms_stats_snapshot(void);
+void ms_stats_reset(void);
+unsigned long ms_reset_gen(void);
+size_t ms_stats_percpu_bytes(void);
 
+/*
+ * log2 histograms in bpftrace's layout: [0], [1], [2,4), ... [2^63, 2^64).
+ * Each is defined by its family (MS_HIST()) and registered from its init
+ * (ms_hist_register()); hist/ and hist_raw/ have a file per histogram.
+ */
 struct ms_hist_cpu {
 	u64 bucket[MEMSCOPE_HIST_BUCKETS];
 	u64 sum;
 };
-DECLARE_PER_CPU(struct ms_hist_cpu, ms_hists[MS_NR_HISTS]);
 
-static __always_inline void ms_hist_add(enum ms_hist h, u64 v)
-{
-	this_cpu_inc(ms_hists[h].bucket[v ? fls64(v) : 0]);
-	this_cpu_add(ms_hists[h].sum, v);
-}
+struct ms_hist {
+	const char *name;
+	struct ms_hist_cpu __percpu *cpu;
+	struct ms_hist_cpu base;	/* the sums at the last reset */
+};
 
-void ms_stats_sum(u64 *out);
-void ms_stats_reset(void);
-unsigned long ms_reset_gen(void);
-void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw);
-void ms_hist_read(enum ms_hist h, struct ms_hist_cpu *out);
+/* Histogram @h, for ms_hist_add(@h, v), in a family's file. */
+#define MS_HIST(h)							\
+	static DEFINE_PER_CPU(struct ms_hist_cpu, ms_hist_cpu_##h);	\
+	static struct ms_hist ms_hist_##h = {				\
+		.name = #h, .cpu = &ms_hist_cpu_##h,			\
+	}
+
+/* Safe in any context, as ms_stat_add(). */
+#define ms_hist_add(h, v) do {						\
+	u64 __v = (v);							\
+									\
+	this_cpu_inc(ms_hist_cpu_##h.bucket[__v ? fls64(__v) : 0]);	\
+	this_cpu_add(ms_hist_cpu_##h.sum, __v);				\
+} while (0)
+
+/* A generous cap; more fails the load, with an error that names it. */
+#define MS_MAX_HISTS	16
+extern struct ms_hist *ms_hists[MS_MAX_HISTS];
+extern unsigned int ms_nr_hists;
+int ms_hist_register(struct ms_hist *h);
+struct ms_hist *ms_hist_find(const char *name);
+void ms_hist_show(struct seq_file *m, struct ms_hist *h, bool raw);
+void ms_hist_read(struct ms_hist *h, struct ms_hist_cpu *out);
 void ms_hist_reset(void);
-extern const char *const ms_stat_names[];
-extern const char *const ms_hist_names[];
 
 /*
  * Probes.  Each has a stable name (the `probes` file, `control`), a list of
@@ -443,22 +483,6 @@ static __always_inline void ms_row_add(struct ms_table *t, struct ms_row *row,
 }
 
 /*
- * Event records: a bounded ring per kind (last N events, `oom`,
- * `direct_reclaim`, `compaction`) plus the `events` stream.  Records are
- * copied in under a raw spinlock (probe context, PREEMPT_RT safe) and
- * formatted only at read time.
- */
-#define MS_EVENTS(X)							\
-	X(OOM, oom)		/* oom.c */				\
-	X(DIRECT_RECLAIM, direct_reclaim)	/* vmscan.c */		\
-	X(COMPACTION, compaction)	/* compaction.c */		\
-	X(MMAP, mmap)		/* syscalls.c */			\
-	X(SHM, shm)		/* syscalls.c */
-#define MS_EVENT_ENUM(id, name) MS_EV_##id,
-enum ms_event_type { MS_EVENTS(MS_EVENT_ENUM) MS_NR_EVENT_TYPES };
-const char *ms_event_name(enum ms_event_type type);
-
-/*
  * A record's fields, described once (fields.c): the file's line, the
  * netlink attributes and the events_format file that types both for the
  * CLI are all made from this.  An integer is read from the record by its
@@ -495,8 +519,6 @@ struct ms_record_desc {
 	unsigned int nr_fields;
 	/* The record's variant, as a bit for ms_field_desc.variants (shm's calls). */
 	unsigned int (*variant)(const void *rec);
-	u8 genl_cmd;			/* its notification; 0 for none */
-	u8 genl_group;			/* enum ms_genl_group, with genl_cmd */
 };
 
 #define MS_FIELD(rec, n, m, k, ...) {					\
@@ -516,91 +538,67 @@ struct ms_flag {
 #define MS_FLAG(p, x) { p##x, #p #x }
 int ms_format_flags(char *b, size_t len, unsigned long v, const struct ms_flag *f, size_t nf);
 
-struct ms_oom_event {
-	u64 time_ns;
-	pid_t trigger_pid;
-	pid_t victim_pid;
-	char trigger_comm[TASK_COMM_LEN];
-	char victim_comm[TASK_COMM_LEN];
-	unsigned long pages;		/* oc->totalpages */
-	long anon_rss_kb;		/* -1: not known on this kernel */
-	long file_rss_kb;
-	long shmem_rss_kb;
-	int oom_score_adj;
-	int order;
-	unsigned int gfp_mask;
-	unsigned long avenrun[3];
-	unsigned int nr_running, nr_threads;	/* /proc/loadavg's 4th field */
-	pid_t last_pid;				/* and its 5th */
-	bool confirmed;			/* oom:mark_victim seen for the victim */
-	char memcg[MS_NAME_LEN * 2];
-};
-
-struct ms_reclaim_event {
-	u64 time_ns;
-	u64 latency_ns;
-	unsigned long nr_reclaimed;
-	pid_t pid;
-	bool memcg;
-	char comm[TASK_COMM_LEN];
-};
-
-struct ms_compaction_event {
-	u64 time_ns;
-	u64 latency_ns;
-	pid_t pid;
-	int status;
-	char comm[TASK_COMM_LEN];
-};
-
-/* A mmap(2) call and its result (syscalls.c). */
-struct ms_mmap_event {
-	u64 time_ns;
-	pid_t pid;			/* the process, tgid */
-	char comm[TASK_COMM_LEN];
-	unsigned long len, prot, flags, off;
-	long err;			/* 0, or the call's -errno */
-	char file[MS_NAME_LEN];		/* "[anon]", or "-": fd held no file */
-};
-
-enum ms_shm_call { MS_SHMGET, MS_SHMAT, MS_SHMDT, MS_SHMCTL };
-
-/* A System V shared memory call: its arguments as passed, and result. */
-struct ms_shm_event {
-	u64 time_ns;
-	pid_t pid;
-	enum ms_shm_call call;
-	char comm[TASK_COMM_LEN];
-	unsigned long args[3];
-	long err;
-	long id;			/* shmget's result; -1 otherwise */
-};
+/*
+ * Event types.  Each family defines its own, with its record's fields,
+ * and registers it from its init (ms_event_type_add()), which allocates
+ * its ring of the last N events.  The ring's file, the type's word in the
+ * `events` stream, its line in events_format and its netlink group all
+ * come from it.  Records are copied in under a raw spinlock (probe
+ * context, PREEMPT_RT safe) and formatted only at read time.
+ */
+#define MS_EVENT_DATA	264	/* the largest record, an OOM kill's */
 
 /*
- * oom_seq numbers the OOM kills: a kill's own number, and on any other
- * event in the stream the number the next kill will get.  A reader of the
- * stream that finds it behind has lost kills, which the oom ring still
- * holds (events.c).  32 bits fill the padding after type; numbers are
- * compared modulo 2^32, and 2^32 kills would take years.
+ * An event as the rings hold it: its record in @data.  oom_seq numbers the
+ * OOM kills: a kill's own number, and on any other event in the stream the
+ * number the next kill will get.  A reader of the stream that finds it
+ * behind has lost kills, which the oom ring still holds (events.c).  32
+ * bits; numbers are compared modulo 2^32, and 2^32 kills would take years.
  */
 struct ms_event {
 	u64 seq;
-	enum ms_event_type type;
+	u32 type;			/* its ms_event_type's id */
 	u32 oom_seq;
-	union {
-		struct ms_oom_event oom;
-		struct ms_reclaim_event reclaim;
-		struct ms_compaction_event compaction;
-		struct ms_mmap_event mmap;
-		struct ms_shm_event shm;
-	};
+	u64 data[MS_EVENT_DATA / sizeof(u64)];
 };
 
-#define MS_EVENT_DESC(id, name) extern const struct ms_record_desc ms_event_##name;
-MS_EVENTS(MS_EVENT_DESC)
-const struct ms_record_desc *ms_event_desc(enum ms_event_type type);
-#define MS_EVENT_FIELD(n, m, k, ...) MS_FIELD(struct ms_event, n, m, k, __VA_ARGS__)
-void ms_event_emit(const struct ms_event *ev);
+struct ms_event_type {
+	struct ms_record_desc desc;	/* .name: the ring's file, the stream's word */
+	size_t size;			/* the record's, at most MS_EVENT_DATA */
+	u8 genl_cmd;			/* its notification; 0 for none */
+	const char *genl_group;		/* and its group's name (uapi), with genl_cmd */
+	/*
+	 * Events that a reader of the stream must not lose: one that fell
+	 * behind gets them from the type's ring, of oom_ring_size events (OOM
+	 * kills, and only they: one type at most).
+	 */
+	bool recover;
+	/* By ms_event_type_add(). */
+	u32 id;
+	int group;			/* the netlink group's index */
+};
+
+/* ms_event_type.size for records of type @rec: one that does not fit fails the build. */
+#define MS_EVENT_SIZE(rec) (sizeof(rec) + BUILD_BUG_ON_ZERO(sizeof(rec) > MS_EVENT_DATA))
+
+/* A field of the record in an ms_event, of type @rec. */
+#define MS_EVENT_FIELD(rec, n, m, k, ...) {				\
+	.name = n, .offset = offsetof(struct ms_event, data) + offsetof(rec, m), \
+	.size = sizeof(((rec *)NULL)->m), .kind = k, __VA_ARGS__ }
+
+/* The record in an ms_event, as a field's formatter gets it. */
+static inline const void *ms_event_rec(const void *ev)
+{
+	return ((const struct ms_event *)ev)->data;
+}
+
+/* A generous cap; more fails the load, with an error that names it. */
+#define MS_MAX_EVENT_TYPES	16
+int ms_event_type_add(struct ms_event_type *t);
+extern struct ms_event_type *ms_event_types[MS_MAX_EVENT_TYPES];
+extern unsigned int ms_nr_event_types;
+const struct ms_event_type *ms_event_type_of(const struct ms_event *ev);
+void ms_event_emit(const struct ms_event_type *t, const void *rec);
 /* A reader's place in the stream, and the next OOM kill it has to see. */
 struct ms_cursor {
 	u64 seq;
@@ -615,7 +613,7 @@ int ms_events_init(void);
 void ms_events_exit(void);
 void ms_events_reset(void);
 size_t ms_events_bytes(void);
-int ms_ring_show(struct seq_file *m, enum ms_event_type type);
+int ms_ring_show(struct seq_file *m, const struct ms_event_type *t);
 int ms_event_line(char *b, size_t len, const struct ms_event *ev);
 int ms_events_format_show(struct seq_file *m);
 extern const struct file_operations ms_events_fops;
@@ -623,28 +621,36 @@ extern const struct ms_proc_ops ms_events_proc_ops;
 
 /*
  * Begin timestamps per task for tracepoint begin/end pairs (pair.c):
- * bounded, preallocated, lock-free.  ms_pair_end() gives the latency of the
- * calling task's matching begin, or counts `unmatched_ends` and fails.
+ * bounded, lock-free, a fixed table per kind of pair, which its family
+ * defines (MS_PAIR()) and registers from its init (ms_pair_add(), for the
+ * footprint).  ms_pair_end() gives the latency of the calling task's
+ * matching begin, or counts `unmatched_ends` and fails.
  */
-enum ms_pair {
-	MS_PAIR_DIRECT_RECLAIM,
-	MS_PAIR_MEMCG_RECLAIM,
-	MS_PAIR_SHRINK_SLAB,
-	MS_PAIR_KSWAPD,
-	MS_PAIR_COMPACTION,
-	MS_NR_PAIRS,
+#define MS_PAIR_SLOTS		1024	/* per kind, power of two */
+
+struct ms_pair_slot {
+	unsigned long owner;
+	u64 start;
+	u64 aux;		/* the begin's own value, for its end */
 };
+
+struct ms_pair {
+	struct ms_pair_slot slot[MS_PAIR_SLOTS];
+};
+#define MS_PAIR(name) static struct ms_pair name
+
+int ms_pair_add(struct ms_pair *p);
 u64 ms_pair_now(void);
 /* @aux: a value of the begin's that its end needs (a shrinker's objects). */
-void ms_pair_begin_aux(enum ms_pair kind, u64 now, bool keep, u64 aux);
-bool ms_pair_end_aux(enum ms_pair kind, u64 now, u64 *latency, u64 *aux);
-static inline void ms_pair_begin(enum ms_pair kind, u64 now, bool keep)
+void ms_pair_begin_aux(struct ms_pair *p, u64 now, bool keep, u64 aux);
+bool ms_pair_end_aux(struct ms_pair *p, u64 now, u64 *latency, u64 *aux);
+static inline void ms_pair_begin(struct ms_pair *p, u64 now, bool keep)
 {
-	ms_pair_begin_aux(kind, now, keep, 0);
+	ms_pair_begin_aux(p, now, keep, 0);
 }
-static inline bool ms_pair_end(enum ms_pair kind, u64 now, u64 *latency)
+static inline bool ms_pair_end(struct ms_pair *p, u64 now, u64 *latency)
 {
-	return ms_pair_end_aux(kind, now, latency, NULL);
+	return ms_pair_end_aux(p, now, latency, NULL);
 }
 size_t ms_pairs_bytes(void);
 
@@ -655,7 +661,6 @@ size_t ms_pairs_bytes(void);
  */
 int ms_faults_init(void);
 int ms_faults_cgroup_init(void);
-void ms_faults_counts(u64 *hits, u64 *missed);
 int ms_memleak_init(void);
 void ms_memleak_exit(void);
 void ms_leak_clear(void);
@@ -697,7 +702,6 @@ int ms_swapin_cgroup_init(void);
 int ms_swres_init(void);
 void ms_swres_exit(void);
 unsigned int ms_swres_size(void);
-unsigned int ms_swres_sample(void);
 size_t ms_swres_bytes(void);
 int ms_hugetlb_init(void);
 int ms_oom_init(void);
@@ -729,17 +733,16 @@ void ms_events_shutdown(void);
 int ms_genl_init(void);
 void ms_genl_exit(void);
 void ms_genl_kick(void);
+/*
+ * A multicast group, by its name (uapi), from a family's init: its index
+ * for ms_genl_notify(), or an error.
+ */
+int ms_genl_group_add(const char *name);
 /* A family's own messages, from process context (memleak's reports). */
-enum ms_genl_group {
-	MS_GENL_OOM,
-	MS_GENL_RECLAIM,
-	MS_GENL_COMPACTION,
-	MS_GENL_MEMLEAK,
-};
 struct sk_buff;
-int ms_genl_notify(enum ms_genl_group group, u8 cmd, size_t size,
+int ms_genl_notify(int group, u8 cmd, size_t size,
 		   int (*fill)(struct sk_buff *skb, void *arg), void *arg);
-bool ms_genl_listening(enum ms_genl_group group);
+bool ms_genl_listening(int group);
 int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, const void *rec);
 extern const struct ms_record_desc ms_leak_report_desc;
 

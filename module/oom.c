@@ -44,8 +44,33 @@
 #include "compat/oom.h"
 #include "uapi/memscope_genl.h"
 
+#define MS_OOM_STATS(X) X(oom_kills)
+MS_STAT_SET(oom, MS_OOM_STATS);
+
+struct ms_oom_event {
+	u64 time_ns;
+	pid_t trigger_pid;
+	pid_t victim_pid;
+	char trigger_comm[TASK_COMM_LEN];
+	char victim_comm[TASK_COMM_LEN];
+	unsigned long pages;		/* oc->totalpages */
+	long anon_rss_kb;		/* -1: not known on this kernel */
+	long file_rss_kb;
+	long shmem_rss_kb;
+	int oom_score_adj;
+	int order;
+	unsigned int gfp_mask;
+	unsigned long avenrun[3];
+	unsigned int nr_running, nr_threads;	/* /proc/loadavg's 4th field */
+	pid_t last_pid;				/* and its 5th */
+	bool confirmed;			/* oom:mark_victim seen for the victim */
+	char memcg[MS_NAME_LEN * 2];
+};
+
+static struct ms_event_type ms_oom_events;
+
 static DEFINE_RAW_SPINLOCK(ms_oom_lock);
-static struct ms_event ms_oom_pending;	/* under ms_oom_lock */
+static struct ms_oom_event ms_oom_pending;	/* under ms_oom_lock */
 static bool ms_oom_active;		/* inside oom_kill_process() */
 static pid_t ms_oom_victim_tgid;
 
@@ -106,7 +131,7 @@ static struct ms_probe *const ms_oom_mark_probe =
 static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
-	struct ms_oom_event *e = &ms_oom_pending.oom;
+	struct ms_oom_event *e = &ms_oom_pending;
 	struct ms_oom_kill_args oc;
 	struct task_struct *victim;
 	unsigned int running, threads;
@@ -122,7 +147,6 @@ static int ms_oom_kill_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 
 	raw_spin_lock_irqsave(&ms_oom_lock, flags);
 	memset(&ms_oom_pending, 0, sizeof(ms_oom_pending));
-	ms_oom_pending.type = MS_EV_OOM;
 	e->time_ns = ktime_get_ns();
 	e->trigger_pid = task_pid_nr(current);
 	ms_copy_comm(e->trigger_comm, current);
@@ -152,7 +176,7 @@ static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *reg
 {
 	struct ms_oom_data *d = (struct ms_oom_data *)ri->data;
 	unsigned long flags, kills;
-	struct ms_event ev;
+	struct ms_oom_event ev;
 
 	raw_spin_lock_irqsave(&ms_oom_lock, flags);
 	ev = ms_oom_pending;
@@ -162,11 +186,11 @@ static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (MS_HAVE_OOM_KILL_COUNTER)
 		kills = ms_oom_kill_events() - d->kills_before;
 	else
-		kills = ev.oom.confirmed;
+		kills = ev.confirmed;
 	if (!kills)
 		return 0;	/* the victim was already exiting */
-	ms_stat_add(MS_oom_kills, kills);
-	ms_event_emit(&ev);
+	ms_stat_add(oom, MS_oom_kills, kills);
+	ms_event_emit(&ms_oom_events, &ev);
 	return 0;
 }
 
@@ -177,7 +201,7 @@ static int ms_oom_kill_return(struct kretprobe_instance *ri, struct pt_regs *reg
  */
 static void ms_oom_mark(struct task_struct *task)
 {
-	struct ms_oom_event *e = &ms_oom_pending.oom;
+	struct ms_oom_event *e = &ms_oom_pending;
 	struct mm_struct *mm = task->mm;
 	unsigned long flags;
 
@@ -205,7 +229,7 @@ static void ms_oom_mark(struct task_struct *task)
 static void ms_mark_victim(MS_MARK_VICTIM_PROTO)
 {
 	struct task_struct *victim = MS_MARK_VICTIM_TASK;
-	struct ms_oom_event *e = &ms_oom_pending.oom;
+	struct ms_oom_event *e = &ms_oom_pending;
 	unsigned long flags;
 
 	if (victim) {
@@ -272,7 +296,7 @@ static struct ms_probe ms_mark_oom_victim_probe = {
 /* /proc/loadavg's five fields at the kill, commas for its spaces. */
 static int ms_oom_loadavg_format(char *b, size_t len, const void *rec)
 {
-	const struct ms_oom_event *e = &((const struct ms_event *)rec)->oom;
+	const struct ms_oom_event *e = ms_event_rec(rec);
 	unsigned long a[3];
 	int i;
 
@@ -288,12 +312,13 @@ static int ms_oom_loadavg_format(char *b, size_t len, const void *rec)
 /* The names the kernel's own OOM report prints, in its own words. */
 static int ms_oom_gfp_format(char *b, size_t len, const void *rec)
 {
-	gfp_t gfp_mask = (__force gfp_t)((const struct ms_event *)rec)->oom.gfp_mask;
+	const struct ms_oom_event *e = ms_event_rec(rec);
+	gfp_t gfp_mask = (__force gfp_t)e->gfp_mask;
 
 	return scnprintf(b, len, "%pGg", &gfp_mask) ?: scnprintf(b, len, "none");
 }
 
-#define MS_OOM_FIELD(n, m, k, ...) MS_EVENT_FIELD(n, oom.m, k, __VA_ARGS__)
+#define MS_OOM_FIELD(n, m, k, ...) MS_EVENT_FIELD(struct ms_oom_event, n, m, k, __VA_ARGS__)
 
 /* An RSS not known (no mark_victim seen, or no shmem counter) is "-". */
 static const struct ms_field_desc ms_oom_fields[] = {
@@ -322,17 +347,19 @@ static const struct ms_field_desc ms_oom_fields[] = {
 	MS_OOM_FIELD("gfp_flags", gfp_mask, MS_FK_TEXT, .nla = MEMSCOPE_A_GFP_FLAGS,
 		     .format = ms_oom_gfp_format),
 	/* The kill's number, the same in the ring and in the stream. */
-	MS_EVENT_FIELD("seq", oom_seq, MS_FK_UINT, .nla = MEMSCOPE_A_OOM_SEQ),
+	MS_FIELD(struct ms_event, "seq", oom_seq, MS_FK_UINT, .nla = MEMSCOPE_A_OOM_SEQ),
 };
 
-const struct ms_record_desc ms_event_oom = {
-	.name = "oom",
-	MS_FIELDS(ms_oom_fields),
+static struct ms_event_type ms_oom_events = {
+	.desc = { .name = "oom", MS_FIELDS(ms_oom_fields) },
+	.size = MS_EVENT_SIZE(struct ms_oom_event),
 	.genl_cmd = MEMSCOPE_CMD_EVENT_OOM,
-	.genl_group = MS_GENL_OOM,
+	.genl_group = MEMSCOPE_MCGRP_OOM,
+	.recover = true,	/* never lost behind other events (events.c) */
 };
 
 int ms_oom_init(void)
 {
-	return ms_probe_add(&ms_oom_kill_probe) ?: ms_probe_add(ms_oom_mark_probe);
+	return ms_probe_add(&ms_oom_kill_probe) ?: ms_probe_add(ms_oom_mark_probe) ?:
+	       ms_stat_set_add(&ms_oom_stats) ?: ms_event_type_add(&ms_oom_events);
 }

@@ -14,8 +14,9 @@
 #include "memscope.h"
 
 /*
- * Begin timestamps, keyed by task pointer: a fixed table per pair kind,
- * searched by open addressing over MS_PAIR_REACH slots.
+ * Begin timestamps, keyed by task pointer: a fixed table per pair kind
+ * (struct ms_pair, each family's), searched by open addressing over
+ * MS_PAIR_REACH slots.
  *
  * A slot's owner word is 0 (free), the owning task, or the task with
  * MS_PAIR_BUSY set while that task writes the start time.  Only cmpxchg
@@ -37,18 +38,24 @@
  * without the seqcount retry loop or the timekeeping_suspended WARN of
  * ktime_get_ns().  Event time_ns is the same clock.
  */
-#define MS_PAIR_SLOTS		1024	/* per kind, power of two */
 #define MS_PAIR_REACH		16
 #define MS_PAIR_STALE_NS	(30ULL * NSEC_PER_SEC)	/* a long overflows on 32-bit */
 #define MS_PAIR_BUSY		1UL	/* task_struct is at least word aligned */
 
-struct ms_pair_slot {
-	unsigned long owner;
-	u64 start;
-	u64 aux;		/* the begin's own value, for its end */
-};
+/* The families' tables, only for their bytes. */
+#define MS_MAX_PAIRS 16
+static unsigned int ms_nr_pairs;
 
-static struct ms_pair_slot ms_pairs[MS_NR_PAIRS][MS_PAIR_SLOTS];
+int ms_pair_add(struct ms_pair *p)
+{
+	if (ms_nr_pairs == MS_MAX_PAIRS) {
+		pr_err("memscope: more than MS_MAX_PAIRS (%d) begin/end pairs; raise it\n",
+		       MS_MAX_PAIRS);
+		return -ENOSPC;
+	}
+	ms_nr_pairs++;
+	return 0;
+}
 
 u64 ms_pair_now(void)
 {
@@ -58,7 +65,7 @@ u64 ms_pair_now(void)
 size_t ms_pairs_bytes(void)
 {
 	BUILD_BUG_ON(!is_power_of_2(MS_PAIR_SLOTS));
-	return sizeof(ms_pairs);
+	return ms_nr_pairs * sizeof(struct ms_pair);
 }
 
 static unsigned int ms_pair_hash(unsigned long me)
@@ -74,9 +81,9 @@ static void ms_pair_set(struct ms_pair_slot *s, unsigned long me, u64 now, u64 a
 	smp_store_release(&s->owner, me);
 }
 
-void ms_pair_begin_aux(enum ms_pair kind, u64 now, bool keep, u64 aux)
+void ms_pair_begin_aux(struct ms_pair *p, u64 now, bool keep, u64 aux)
 {
-	struct ms_pair_slot *tbl = ms_pairs[kind];
+	struct ms_pair_slot *tbl = p->slot;
 	struct ms_pair_slot *free = NULL, *stale = NULL;
 	unsigned long me = (unsigned long)current, stale_owner = 0;
 	unsigned int i = ms_pair_hash(me), n;
@@ -115,12 +122,12 @@ void ms_pair_begin_aux(enum ms_pair kind, u64 now, bool keep, u64 aux)
 		ms_pair_set(stale, me, now, aux);
 		return;
 	}
-	ms_stat_inc(MS_dropped);
+	ms_stat_inc(core, MS_dropped);
 }
 
-bool ms_pair_end_aux(enum ms_pair kind, u64 now, u64 *latency, u64 *aux)
+bool ms_pair_end_aux(struct ms_pair *p, u64 now, u64 *latency, u64 *aux)
 {
-	struct ms_pair_slot *tbl = ms_pairs[kind];
+	struct ms_pair_slot *tbl = p->slot;
 	unsigned long me = (unsigned long)current;
 	unsigned int i = ms_pair_hash(me), n;
 
@@ -143,6 +150,6 @@ bool ms_pair_end_aux(enum ms_pair kind, u64 now, u64 *latency, u64 *aux)
 		*latency = (s64)(now - start) > 0 ? now - start : 0;
 		return true;
 	}
-	ms_stat_inc(MS_unmatched_ends);
+	ms_stat_inc(core, MS_unmatched_ends);
 	return false;
 }

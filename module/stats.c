@@ -22,53 +22,103 @@
 
 #include "memscope.h"
 
-DEFINE_PER_CPU(struct ms_stats, ms_stats);
-DEFINE_PER_CPU(struct ms_hist_cpu, ms_hists[MS_NR_HISTS]);
-
-#define MS_STR(name) #name,
-const char *const ms_stat_names[] = { MS_STATS(MS_STR) };
-const char *const ms_hist_names[] = { MS_HISTS(MS_STR) };
+DEFINE_PER_CPU(u64, ms_stats_core[MS_NR_core_STATS]);
+static const char *const ms_core_stat_names[] = { MS_CORE_STATS(MS_STAT_STR) };
+static u64 ms_core_stat_base[MS_NR_core_STATS];
 
 static DEFINE_MUTEX(ms_baseline_lock);
 static atomic_long_t ms_resets = ATOMIC_LONG_INIT(0);
-static u64 ms_stats_base[MS_NR_STATS];
-static struct ms_hist_cpu ms_hist_base[MS_NR_HISTS];
 
-static void ms_stats_raw(u64 *out)
+/* reset_count is the number of resets, not a count since the last. */
+static void ms_core_stats_now(u64 *v)
 {
-	u64 hits;
-	int cpu, i;
-
-	memset(out, 0, sizeof(u64) * MS_NR_STATS);
-	for_each_possible_cpu(cpu) {
-		const struct ms_stats *s = per_cpu_ptr(&ms_stats, cpu);
-
-		for (i = 0; i < MS_NR_STATS; i++)
-			out[i] += READ_ONCE(s->v[i]);
-	}
-	/*
-	 * faults is the faults probe's hits (the fault path counts once, not
-	 * twice), plus the faults the kretprobe had no instance for (or hit
-	 * recursively): those ran no handler, and are not classified.
-	 */
-	ms_faults_counts(&hits, &out[MS_faults_unclassified]);
-	out[MS_faults] += hits + out[MS_faults_unclassified];
+	v[MS_reset_count] = atomic_long_read(&ms_resets);
 }
 
-void ms_stats_sum(u64 *out)
+static struct ms_stat_set ms_core_stats = {
+	.names = ms_core_stat_names,
+	.n = MS_NR_core_STATS,
+	.v = &ms_stats_core[0],
+	.base = ms_core_stat_base,
+	.now = ms_core_stats_now,
+};
+
+/* The families' sets, in registration order; the core's is shown last. */
+static struct ms_stat_set *ms_stat_sets[MS_MAX_STAT_SETS + 1];
+static unsigned int ms_nr_stat_sets;
+
+int ms_stat_set_add(struct ms_stat_set *set)
 {
-	int i;
-
-	mutex_lock(&ms_baseline_lock);
-	ms_stats_raw(out);
-	for (i = 0; i < MS_NR_STATS; i++) {
-		s64 d = out[i] - ms_stats_base[i];
-
-		out[i] = d > 0 ? d : 0;
+	if (ms_nr_stat_sets == MS_MAX_STAT_SETS) {
+		pr_err("memscope: stats %s: more than MS_MAX_STAT_SETS (%d) sets; raise it\n",
+		       set->names[0], MS_MAX_STAT_SETS);
+		return -ENOSPC;
 	}
-	out[MS_reset_count] = atomic_long_read(&ms_resets);
-	out[MS_swap_residency_sample] = ms_swres_sample();	/* not a count */
+	ms_stat_sets[ms_nr_stat_sets++] = set;
+	return 0;
+}
+
+/* Every set, the core's last: @i counts from 0. */
+static struct ms_stat_set *ms_stat_set(unsigned int i)
+{
+	if (i < ms_nr_stat_sets)
+		return ms_stat_sets[i];
+	return i == ms_nr_stat_sets ? &ms_core_stats : NULL;
+}
+
+#define ms_for_each_stat_set(set, i)					\
+	for ((i) = 0; ((set) = ms_stat_set(i)); (i)++)
+
+static void ms_stats_raw(const struct ms_stat_set *set, u64 *out)
+{
+	int cpu, i;
+
+	memset(out, 0, sizeof(u64) * set->n);
+	for_each_possible_cpu(cpu) {
+		const u64 *v = per_cpu_ptr(set->v, cpu);
+
+		for (i = 0; i < set->n; i++)
+			out[i] += READ_ONCE(v[i]);
+	}
+	if (set->raw)
+		set->raw(out);
+}
+
+struct ms_stats_snap *ms_stats_snapshot(void)
+{
+	struct ms_stats_snap *snap;
+	struct ms_stat_set *set;
+	unsigned int i, j, n = 0;
+	u64 *v;
+
+	ms_for_each_stat_set(set, i)
+		n += set->n;
+	snap = ms_self_alloc(kmalloc(struct_size(snap, e, n), GFP_KERNEL));
+	v = ms_self_alloc(kmalloc_array(n, sizeof(*v), GFP_KERNEL));
+	if (!snap || !v) {
+		kfree(snap);
+		kfree(v);
+		return NULL;
+	}
+	snap->n = 0;
+	mutex_lock(&ms_baseline_lock);
+	ms_for_each_stat_set(set, i) {
+		ms_stats_raw(set, v);
+		for (j = 0; j < set->n; j++) {
+			s64 d = v[j] - set->base[j];
+
+			v[j] = d > 0 ? d : 0;
+		}
+		if (set->now)
+			set->now(v);
+		for (j = 0; j < set->n; j++) {
+			snap->e[snap->n].name = set->names[j];
+			snap->e[snap->n++].v = v[j];
+		}
+	}
 	mutex_unlock(&ms_baseline_lock);
+	kfree(v);
+	return snap;
 }
 
 unsigned long ms_reset_gen(void)
@@ -78,21 +128,61 @@ unsigned long ms_reset_gen(void)
 
 void ms_stats_reset(void)
 {
+	struct ms_stat_set *set;
+	unsigned int i;
+
 	mutex_lock(&ms_baseline_lock);
 	/* Before the baseline: a take-back that sees the old count is older. */
 	atomic_long_inc(&ms_resets);
 	smp_mb__after_atomic();
-	ms_stats_raw(ms_stats_base);
+	ms_for_each_stat_set(set, i)
+		ms_stats_raw(set, set->base);
 	mutex_unlock(&ms_baseline_lock);
 }
 
-static void ms_hist_raw(enum ms_hist h, struct ms_hist_cpu *out)
+/* What the sets and histograms take per CPU, for a kernel without SMP. */
+size_t ms_stats_percpu_bytes(void)
+{
+	struct ms_stat_set *set;
+	unsigned int i;
+	size_t bytes = sizeof(struct ms_hist_cpu) * ms_nr_hists;
+
+	ms_for_each_stat_set(set, i)
+		bytes += sizeof(u64) * set->n;
+	return bytes;
+}
+
+struct ms_hist *ms_hists[MS_MAX_HISTS];
+unsigned int ms_nr_hists;
+
+int ms_hist_register(struct ms_hist *h)
+{
+	if (ms_nr_hists == ARRAY_SIZE(ms_hists)) {
+		pr_err("memscope: histogram %s: more than MS_MAX_HISTS (%zu); raise it\n",
+		       h->name, ARRAY_SIZE(ms_hists));
+		return -ENOSPC;
+	}
+	ms_hists[ms_nr_hists++] = h;
+	return 0;
+}
+
+struct ms_hist *ms_hist_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ms_nr_hists; i++)
+		if (!strcmp(ms_hists[i]->name, name))
+			return ms_hists[i];
+	return NULL;
+}
+
+static void ms_hist_raw(const struct ms_hist *h, struct ms_hist_cpu *out)
 {
 	int cpu, i;
 
 	memset(out, 0, sizeof(*out));
 	for_each_possible_cpu(cpu) {
-		const struct ms_hist_cpu *c = per_cpu_ptr(&ms_hists[h], cpu);
+		const struct ms_hist_cpu *c = per_cpu_ptr(h->cpu, cpu);
 
 		for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
 			out->bucket[i] += READ_ONCE(c->bucket[i]);
@@ -102,24 +192,24 @@ static void ms_hist_raw(enum ms_hist h, struct ms_hist_cpu *out)
 
 void ms_hist_reset(void)
 {
-	int h;
+	unsigned int i;
 
 	mutex_lock(&ms_baseline_lock);
-	for (h = 0; h < MS_NR_HISTS; h++)
-		ms_hist_raw(h, &ms_hist_base[h]);
+	for (i = 0; i < ms_nr_hists; i++)
+		ms_hist_raw(ms_hists[i], &ms_hists[i]->base);
 	mutex_unlock(&ms_baseline_lock);
 }
 
 /* Histogram @h since the last reset; for both the files and netlink. */
-void ms_hist_read(enum ms_hist h, struct ms_hist_cpu *out)
+void ms_hist_read(struct ms_hist *h, struct ms_hist_cpu *out)
 {
 	int i;
 
 	mutex_lock(&ms_baseline_lock);
 	ms_hist_raw(h, out);
 	for (i = 0; i < MEMSCOPE_HIST_BUCKETS; i++)
-		out->bucket[i] -= ms_hist_base[h].bucket[i];
-	out->sum -= ms_hist_base[h].sum;
+		out->bucket[i] -= h->base.bucket[i];
+	out->sum -= h->base.sum;
 	mutex_unlock(&ms_baseline_lock);
 }
 
@@ -160,7 +250,7 @@ static void ms_hist_show_raw(struct seq_file *m, const struct ms_hist_cpu *cur)
 	}
 }
 
-void ms_hist_show(struct seq_file *m, enum ms_hist h, bool raw)
+void ms_hist_show(struct seq_file *m, struct ms_hist *h, bool raw)
 {
 	struct ms_hist_cpu *cur;
 	u64 count = 0, max = 0;

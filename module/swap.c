@@ -109,6 +109,16 @@
 
 #include "memscope.h"
 
+#define MS_SWAPIN_STATS(X) X(swapins)
+MS_STAT_SET(swapin, MS_SWAPIN_STATS);
+
+#define MS_SWRES_STATS(X)						\
+	X(swapouts) X(swapins_untimed) X(swap_unread)			\
+	X(swap_residency_dropped) X(swapins_unsampled)			\
+	X(swap_residency_sample)
+static void ms_swres_stats_now(u64 *v);
+MS_STAT_SET(swres, MS_SWRES_STATS, .now = ms_swres_stats_now);
+MS_HIST(swap_residency_ns);
 static struct ms_table ms_table_swapins_by_pid = {
 	.file = "swapins_by_pid", .header = "# pid comm swapins",
 	.kind = MS_TK_TASK, .ncols = 1,
@@ -219,9 +229,15 @@ static __always_inline bool ms_swres_sampled(unsigned long entry, unsigned int s
 	return !shift || !(h >> (32 - shift));
 }
 
-unsigned int ms_swres_sample(void)
+static unsigned int ms_swres_sample(void)
 {
 	return 1U << READ_ONCE(ms_swres_shift);
+}
+
+/* swap_residency_sample is the sample now, not a count. */
+static void ms_swres_stats_now(u64 *v)
+{
+	v[MS_swap_residency_sample] = ms_swres_sample();
 }
 
 unsigned int ms_swres_size(void)
@@ -307,7 +323,7 @@ static void ms_swres_take(struct ms_swres *e, unsigned long entry)
 	if (e->entry && ms_swres_sampled(e->entry, shift)) {
 		ms_swres_narrow(shift);
 		if (e->out_ns)
-			ms_stat_inc(MS_swap_residency_dropped);
+			ms_stat_inc(swres, MS_swap_residency_dropped);
 	}
 	e->entry = entry;
 	e->out_ns = 0;
@@ -373,7 +389,7 @@ static int ms_swapout_pre(struct kprobe *kp, struct pt_regs *regs)
 	unsigned int s, slot;
 
 	ms_hit(container_of(kp, struct ms_probe, kp));
-	ms_stat_add(MS_swapouts, nr);
+	ms_stat_add(swres, MS_swapouts, nr);
 	for (i = 0; i < nr; i++) {
 		struct ms_swres *seg = ms_swres_seg(entry + i, &s, &slot), *e;
 		struct ms_row *r;
@@ -382,7 +398,7 @@ static int ms_swapout_pre(struct kprobe *kp, struct pt_regs *regs)
 		raw_spin_lock_irqsave(&ms_swres_segs[s].lock, flags);
 		e = ms_swres_find(seg, slot, entry + i, &found);
 		if (found && e->out_ns)
-			ms_stat_inc(MS_swap_unread);	/* written again, never read */
+			ms_stat_inc(swres, MS_swap_unread);	/* written again, never read */
 		if (!ms_swres_sampled(entry + i, READ_ONCE(ms_swres_shift))) {
 			/* Kept from a wider sample: let it go, the write is not timed. */
 			if (found)
@@ -422,7 +438,7 @@ static int ms_swapout_zswap_pre(struct kprobe *kp, struct pt_regs *regs)
 		e = ms_swres_find(seg, slot, entry + i, &found);
 		if (found && e->out_ns) {
 			e->out_ns = 0;		/* the owner stays, for the write */
-			ms_stat_inc(MS_swap_unread);
+			ms_stat_inc(swres, MS_swap_unread);
 		}
 		raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
 	}
@@ -449,7 +465,7 @@ static void ms_swres_free(unsigned long entry)
 	e = ms_swres_find(seg, slot, entry, &found);
 	if (found) {
 		if (e->out_ns)
-			ms_stat_inc(MS_swap_unread);
+			ms_stat_inc(swres, MS_swap_unread);
 		e->entry = 0;
 	}
 	raw_spin_unlock_irqrestore(&ms_swres_segs[s].lock, flags);
@@ -533,16 +549,16 @@ static void ms_swres_in(unsigned long entry, unsigned long nr)
 		 * and timing it would favour short stays.
 		 */
 		if (!sampled) {
-			ms_stat_inc(MS_swapins_unsampled);
+			ms_stat_inc(swres, MS_swapins_unsampled);
 			continue;
 		}
 		if (!out_ns) {
-			ms_stat_inc(MS_swapins_untimed);
+			ms_stat_inc(swres, MS_swapins_untimed);
 			continue;
 		}
 		/* Written on another CPU a moment ago: ktime is monotonic, but say 0. */
 		out_ns = min(out_ns, now);
-		ms_hist_add(MS_H_swap_residency_ns, now - out_ns);
+		ms_hist_add(swap_residency_ns, now - out_ns);
 		r = ms_swres_row(row, key);
 		if (r) {
 			__ms_row_add(t, r, 1, 1);
@@ -556,7 +572,7 @@ static void ms_swapin_account(s64 pages)
 {
 	struct ms_row *row;
 
-	ms_stat_add(MS_swapins, pages);
+	ms_stat_add(swapin, MS_swapins, pages);
 	row = ms_table_get_task(&ms_table_swapins_by_pid);
 	if (row)
 		__ms_row_add(&ms_table_swapins_by_pid, row, 0, pages);
@@ -675,7 +691,7 @@ int ms_swapin_init(void)
 		ms_zswap_probe.unsupported = "config_swap_disabled";
 	}
 	return ms_probe_add(&ms_swapin_probe) ?: ms_probe_add(&ms_zswap_probe) ?:
-	       ms_table_add(&ms_table_swapins_by_pid);
+	       ms_table_add(&ms_table_swapins_by_pid) ?: ms_stat_set_add(&ms_swapin_stats);
 }
 
 /* The per-cgroup table came after the other tools' tables: main.c lists it later. */
@@ -717,7 +733,8 @@ int ms_swres_init(void)
 		ms_swapout_owner_probe.unsupported = "config_memcg_disabled";
 	}
 	err = ms_probe_add_all(probes, ARRAY_SIZE(probes)) ?:
-	      ms_table_add(&ms_table_swap_residency_by_pid);
+	      ms_table_add(&ms_table_swap_residency_by_pid) ?: ms_stat_set_add(&ms_swres_stats) ?:
+	      ms_hist_register(&ms_hist_swap_residency_ns);
 	if (err)
 		ms_swres_exit();
 	return err;

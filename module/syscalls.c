@@ -53,6 +53,29 @@ static const struct ms_flag ms_map_flags[] = {
 	MS_FLAG(MAP_, SYNC),
 };
 
+/* A mmap(2) call and its result. */
+struct ms_mmap_event {
+	u64 time_ns;
+	pid_t pid;			/* the process, tgid */
+	char comm[TASK_COMM_LEN];
+	unsigned long len, prot, flags, off;
+	long err;			/* 0, or the call's -errno */
+	char file[MS_NAME_LEN];		/* "[anon]", or "-": fd held no file */
+};
+
+enum ms_shm_call { MS_SHMGET, MS_SHMAT, MS_SHMDT, MS_SHMCTL };
+
+/* A System V shared memory call: its arguments as passed, and result. */
+struct ms_shm_event {
+	u64 time_ns;
+	pid_t pid;
+	enum ms_shm_call call;
+	char comm[TASK_COMM_LEN];
+	unsigned long args[3];
+	long err;
+	long id;			/* shmget's result; -1 otherwise */
+};
+
 /*
  * mmap's flags as strace prints them: the named flags, any bit left in hex,
  * then with MAP_HUGETLB the huge page size (log2, in bits 26-31) as
@@ -61,7 +84,8 @@ static const struct ms_flag ms_map_flags[] = {
  */
 static int ms_mmap_flags_format(char *b, size_t len, const void *rec)
 {
-	unsigned long flags = ((const struct ms_event *)rec)->mmap.flags, huge = 0;
+	const struct ms_mmap_event *e = ms_event_rec(rec);
+	unsigned long flags = e->flags, huge = 0;
 	int n;
 
 	if (flags & MAP_HUGETLB)
@@ -75,14 +99,15 @@ static int ms_mmap_flags_format(char *b, size_t len, const void *rec)
 /* "rw-", and a "+" for any bit past exec. */
 static int ms_mmap_prot_format(char *b, size_t len, const void *rec)
 {
-	unsigned long prot = ((const struct ms_event *)rec)->mmap.prot;
+	const struct ms_mmap_event *e = ms_event_rec(rec);
+	unsigned long prot = e->prot;
 
 	return scnprintf(b, len, "%c%c%c%s", prot & PROT_READ ? 'r' : '-',
 			 prot & PROT_WRITE ? 'w' : '-', prot & PROT_EXEC ? 'x' : '-',
 			 prot & ~(unsigned long)(PROT_READ | PROT_WRITE | PROT_EXEC) ? "+" : "");
 }
 
-#define MS_MMAP_FIELD(n, m, k, ...) MS_EVENT_FIELD(n, mmap.m, k, ##__VA_ARGS__)
+#define MS_MMAP_FIELD(n, m, k, ...) MS_EVENT_FIELD(struct ms_mmap_event, n, m, k, ##__VA_ARGS__)
 
 static const struct ms_field_desc ms_mmap_fields[] = {
 	MS_MMAP_FIELD("time_ns", time_ns, MS_FK_UINT),
@@ -96,9 +121,9 @@ static const struct ms_field_desc ms_mmap_fields[] = {
 	MS_MMAP_FIELD("file", file, MS_FK_STR),
 };
 
-const struct ms_record_desc ms_event_mmap = {
-	.name = "mmap",
-	MS_FIELDS(ms_mmap_fields),
+static struct ms_event_type ms_mmap_events = {
+	.desc = { .name = "mmap", MS_FIELDS(ms_mmap_fields) },
+	.size = MS_EVENT_SIZE(struct ms_mmap_event),
 };
 
 static const char *const ms_shm_calls[] = {
@@ -106,19 +131,19 @@ static const char *const ms_shm_calls[] = {
 	[MS_SHMCTL] = "shmctl",
 };
 
-static const struct ms_event *ms_ev(const void *rec)
+static const struct ms_shm_event *ms_shm_rec(const void *rec)
 {
-	return rec;
+	return ms_event_rec(rec);
 }
 
 static unsigned int ms_shm_variant(const void *rec)
 {
-	return BIT(ms_ev(rec)->shm.call);
+	return BIT(ms_shm_rec(rec)->call);
 }
 
 static int ms_shm_call_format(char *b, size_t len, const void *rec)
 {
-	unsigned int call = ms_ev(rec)->shm.call;
+	unsigned int call = ms_shm_rec(rec)->call;
 
 	return scnprintf(b, len, "%s", call < ARRAY_SIZE(ms_shm_calls) ? ms_shm_calls[call] : "?");
 }
@@ -126,7 +151,7 @@ static int ms_shm_call_format(char *b, size_t len, const void *rec)
 /* An IPC key as strace prints it. */
 static int ms_shm_key_format(char *b, size_t len, const void *rec)
 {
-	return scnprintf(b, len, "0x%08x", (unsigned int)ms_ev(rec)->shm.args[0]);
+	return scnprintf(b, len, "0x%08x", (unsigned int)ms_shm_rec(rec)->args[0]);
 }
 
 static const struct ms_flag ms_shmget_flags[] = {
@@ -143,7 +168,7 @@ static const struct ms_flag ms_shmget_flags[] = {
 static int ms_shmget_flags_format(char *b, size_t len, const void *rec)
 {
 	const unsigned int huge_bits = (unsigned int)SHM_HUGE_MASK << SHM_HUGE_SHIFT;
-	unsigned int shmflg = (unsigned int)ms_ev(rec)->shm.args[2];
+	unsigned int shmflg = (unsigned int)ms_shm_rec(rec)->args[2];
 	unsigned int named = shmflg & ~0777U & ~huge_bits;
 	int n = 0;
 
@@ -161,13 +186,13 @@ static const struct ms_flag ms_shmat_flags[] = {
 
 static int ms_shmat_flags_format(char *b, size_t len, const void *rec)
 {
-	return ms_format_flags(b, len, ms_ev(rec)->shm.args[2], ms_shmat_flags,
+	return ms_format_flags(b, len, ms_shm_rec(rec)->args[2], ms_shmat_flags,
 			       ARRAY_SIZE(ms_shmat_flags));
 }
 
 static int ms_shmctl_cmd_format(char *b, size_t len, const void *rec)
 {
-	unsigned long cmd = ms_ev(rec)->shm.args[1];
+	unsigned long cmd = ms_shm_rec(rec)->args[1];
 	const char *name;
 
 	/* IPC_64, which glibc ORs in, changes the layout, not the command. */
@@ -186,7 +211,7 @@ static int ms_shmctl_cmd_format(char *b, size_t len, const void *rec)
 	return scnprintf(b, len, "%s", name);
 }
 
-#define MS_SHM_FIELD(n, m, k, ...) MS_EVENT_FIELD(n, shm.m, k, ##__VA_ARGS__)
+#define MS_SHM_FIELD(n, m, k, ...) MS_EVENT_FIELD(struct ms_shm_event, n, m, k, ##__VA_ARGS__)
 #define MS_SHM_GET	.variants = BIT(MS_SHMGET)
 
 /* Each call's own arguments, in the order strace gives them. */
@@ -209,10 +234,9 @@ static const struct ms_field_desc ms_shm_fields[] = {
 	MS_SHM_FIELD("err", err, MS_FK_INT),
 };
 
-const struct ms_record_desc ms_event_shm = {
-	.name = "shm",
-	MS_FIELDS(ms_shm_fields),
-	.variant = ms_shm_variant,
+static struct ms_event_type ms_shm_events = {
+	.desc = { .name = "shm", MS_FIELDS(ms_shm_fields), .variant = ms_shm_variant },
+	.size = MS_EVENT_SIZE(struct ms_shm_event),
 };
 
 static bool mmapsnoop;
@@ -278,8 +302,7 @@ static void ms_fd_name(unsigned int fd, char *name, size_t size)
 
 static void ms_mmap_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct ms_event ev = { .type = MS_EV_MMAP };
-	struct ms_mmap_event *e = &ev.mmap;
+	struct ms_mmap_event ev = {}, *e = &ev;
 	unsigned long a[6];
 
 	if (likely(!ms_native_syscall(regs, __NR_mmap)))
@@ -298,13 +321,12 @@ static void ms_mmap_exit(void *data, struct pt_regs *regs, long ret)
 		strscpy(e->file, "[anon]", sizeof(e->file));
 	else
 		ms_fd_name((unsigned int)a[4], e->file, sizeof(e->file));
-	ms_event_emit(&ev);
+	ms_event_emit(&ms_mmap_events, e);
 }
 
 static void ms_shm_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct ms_event ev = { .type = MS_EV_SHM };
-	struct ms_shm_event *e = &ev.shm;
+	struct ms_shm_event ev = {}, *e = &ev;
 	long nr = syscall_get_nr(current, regs);
 	unsigned long a[6];
 
@@ -334,7 +356,7 @@ static void ms_shm_exit(void *data, struct pt_regs *regs, long ret)
 	/* shmat returns an address, the others an id or 0. */
 	e->err = IS_ERR_VALUE(ret) ? ret : 0;
 	e->id = e->call == MS_SHMGET && !e->err ? ret : -1;
-	ms_event_emit(&ev);
+	ms_event_emit(&ms_shm_events, e);
 }
 
 static const char *const ms_sys_exit_targets[] = { "sys_exit", NULL };
@@ -353,5 +375,6 @@ int __init ms_syscalls_init(void)
 {
 	ms_mmap_probe.default_off = !mmapsnoop;
 	ms_shm_probe.default_off = !shmsnoop;
-	return ms_probe_add(&ms_mmap_probe) ?: ms_probe_add(&ms_shm_probe);
+	return ms_probe_add(&ms_mmap_probe) ?: ms_probe_add(&ms_shm_probe) ?:
+	       ms_event_type_add(&ms_mmap_events) ?: ms_event_type_add(&ms_shm_events);
 }

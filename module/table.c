@@ -164,7 +164,7 @@ static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 ke
 	smp_wmb();		/* zeroes and !ready before the new key */
 	WRITE_ONCE(row->key, key);
 	local_irq_restore(flags);
-	ms_stat_inc(MS_table_reused);
+	ms_stat_inc(core, MS_table_reused);
 	if (live) {
 		atomic64_inc(&t->reused_rows);
 		atomic64_add(held, &t->reused_events);
@@ -219,7 +219,7 @@ struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 		if (READ_ONCE(row->key) == key)
 			goto found;	/* another writer reused it for us */
 	}
-	ms_stat_inc(MS_dropped);
+	ms_stat_inc(core, MS_dropped);
 	return NULL;
 
 found:

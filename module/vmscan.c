@@ -17,82 +17,113 @@
 #include "memscope.h"
 #include "uapi/memscope_genl.h"
 
+#define MS_VMSCAN_STATS(X)						\
+	X(direct_reclaim_count) X(direct_reclaim_ns) X(direct_reclaim_pages) \
+	X(memcg_reclaim_count) X(memcg_reclaim_ns) X(memcg_reclaim_pages) \
+	X(shrink_slab_count) X(shrink_slab_ns) X(shrink_slab_freed)	\
+	X(kswapd_wakeups) X(kswapd_wake_count) X(kswapd_wake_ns)	\
+	X(writepage) X(allocstall)
+MS_STAT_SET(vmscan, MS_VMSCAN_STATS);
+MS_HIST(direct_reclaim_ns);
+MS_HIST(memcg_reclaim_ns);
+MS_HIST(shrink_slab_ns);
+MS_PAIR(ms_direct_reclaim_pair);
+MS_PAIR(ms_memcg_reclaim_pair);
+MS_PAIR(ms_shrink_slab_pair);
+MS_PAIR(ms_kswapd_pair);
+
 static struct ms_table ms_table_shrinkers = {
 	.file = "shrinkers", .header = "# shrinker count ns freed",
 	.kind = MS_TK_PTR, .ncols = 3,
 };
 
-/* Direct and memcg reclaim: counted, timed, and recorded for drsnoop. */
-static void ms_reclaim_end(enum ms_pair kind, unsigned long nr_reclaimed)
-{
-	bool memcg = kind == MS_PAIR_MEMCG_RECLAIM;
-	u64 now = ms_pair_now(), lat;
-	struct ms_event ev = { .type = MS_EV_DIRECT_RECLAIM };
+/* drsnoop's events; memcg is a flag over netlink. */
+struct ms_reclaim_event {
+	u64 time_ns;
+	u64 latency_ns;
+	unsigned long nr_reclaimed;
+	pid_t pid;
+	bool memcg;
+	char comm[TASK_COMM_LEN];
+};
 
-	if (!ms_pair_end(kind, now, &lat))
+#define MS_RECLAIM_FIELD(n, m, k, ...) MS_EVENT_FIELD(struct ms_reclaim_event, n, m, k, __VA_ARGS__)
+
+static const struct ms_field_desc ms_reclaim_fields[] = {
+	MS_RECLAIM_FIELD("time_ns", time_ns, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
+	MS_RECLAIM_FIELD("pid", pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
+	MS_RECLAIM_FIELD("comm", comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
+	MS_RECLAIM_FIELD("latency_ns", latency_ns, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
+	MS_RECLAIM_FIELD("nr_reclaimed", nr_reclaimed, MS_FK_UINT,
+		       .nla = MEMSCOPE_A_NR_RECLAIMED, .flags = MS_FIELD_NLA64),
+	MS_RECLAIM_FIELD("memcg", memcg, MS_FK_BOOL, .nla = MEMSCOPE_A_MEMCG_RECLAIM),
+};
+
+static struct ms_event_type ms_reclaim_events = {
+	.desc = { .name = "direct_reclaim", MS_FIELDS(ms_reclaim_fields) },
+	.size = MS_EVENT_SIZE(struct ms_reclaim_event),
+	.genl_cmd = MEMSCOPE_CMD_EVENT_RECLAIM,
+	.genl_group = MEMSCOPE_MCGRP_RECLAIM,
+};
+
+/* Direct and memcg reclaim: counted, timed, and recorded for drsnoop. */
+static void ms_reclaim_end(struct ms_pair *pair, unsigned long nr_reclaimed)
+{
+	bool memcg = pair == &ms_memcg_reclaim_pair;
+	u64 now = ms_pair_now(), lat;
+	struct ms_reclaim_event ev;
+
+	if (!ms_pair_end(pair, now, &lat))
 		return;
-	ms_stat_inc(memcg ? MS_memcg_reclaim_count : MS_direct_reclaim_count);
-	ms_stat_add(memcg ? MS_memcg_reclaim_ns : MS_direct_reclaim_ns, lat);
-	ms_stat_add(memcg ? MS_memcg_reclaim_pages : MS_direct_reclaim_pages, nr_reclaimed);
-	ms_hist_add(memcg ? MS_H_memcg_reclaim_ns : MS_H_direct_reclaim_ns, lat);
+	ms_stat_inc(vmscan, memcg ? MS_memcg_reclaim_count : MS_direct_reclaim_count);
+	ms_stat_add(vmscan, memcg ? MS_memcg_reclaim_ns : MS_direct_reclaim_ns, lat);
+	ms_stat_add(vmscan, memcg ? MS_memcg_reclaim_pages : MS_direct_reclaim_pages, nr_reclaimed);
+	if (memcg)
+		ms_hist_add(memcg_reclaim_ns, lat);
+	else
+		ms_hist_add(direct_reclaim_ns, lat);
 
 	/*
 	 * drsnoop.  BCC's traces global direct reclaim only; memcg reclaim
 	 * stalls the allocating task just the same and is what containers
 	 * hit, so it is recorded too, flagged memcg=1 for readers to filter.
 	 */
-	ev.reclaim.time_ns = now;
-	ev.reclaim.latency_ns = lat;
-	ev.reclaim.nr_reclaimed = nr_reclaimed;
-	ev.reclaim.pid = current->pid;
-	ev.reclaim.memcg = memcg;
-	memcpy(ev.reclaim.comm, current->comm, sizeof(ev.reclaim.comm));
-	ev.reclaim.comm[sizeof(ev.reclaim.comm) - 1] = '\0';
-	ms_event_emit(&ev);
+	ev = (struct ms_reclaim_event){
+		.time_ns = now,
+		.latency_ns = lat,
+		.nr_reclaimed = nr_reclaimed,
+		.pid = current->pid,
+		.memcg = memcg,
+	};
+	memcpy(ev.comm, current->comm, sizeof(ev.comm));
+	ev.comm[sizeof(ev.comm) - 1] = '\0';
+	ms_event_emit(&ms_reclaim_events, &ev);
 }
-
-/* drsnoop's events; memcg is a flag over netlink. */
-static const struct ms_field_desc ms_reclaim_fields[] = {
-	MS_EVENT_FIELD("time_ns", reclaim.time_ns, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
-	MS_EVENT_FIELD("pid", reclaim.pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
-	MS_EVENT_FIELD("comm", reclaim.comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
-	MS_EVENT_FIELD("latency_ns", reclaim.latency_ns, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
-	MS_EVENT_FIELD("nr_reclaimed", reclaim.nr_reclaimed, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_NR_RECLAIMED, .flags = MS_FIELD_NLA64),
-	MS_EVENT_FIELD("memcg", reclaim.memcg, MS_FK_BOOL, .nla = MEMSCOPE_A_MEMCG_RECLAIM),
-};
-
-const struct ms_record_desc ms_event_direct_reclaim = {
-	.name = "direct_reclaim",
-	MS_FIELDS(ms_reclaim_fields),
-	.genl_cmd = MEMSCOPE_CMD_EVENT_RECLAIM,
-	.genl_group = MS_GENL_RECLAIM,
-};
 
 static void ms_direct_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
 {
 	ms_hit(data);	/* the probe it was registered with */
-	ms_pair_begin(MS_PAIR_DIRECT_RECLAIM, ms_pair_now(), false);
+	ms_pair_begin(&ms_direct_reclaim_pair, ms_pair_now(), false);
 }
 
 static void ms_direct_reclaim_end(void *data, unsigned long nr_reclaimed)
 {
 	ms_hit(data);
-	ms_reclaim_end(MS_PAIR_DIRECT_RECLAIM, nr_reclaimed);
+	ms_reclaim_end(&ms_direct_reclaim_pair, nr_reclaimed);
 }
 
 static void ms_memcg_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
 {
 	ms_hit(data);
-	ms_pair_begin(MS_PAIR_MEMCG_RECLAIM, ms_pair_now(), false);
+	ms_pair_begin(&ms_memcg_reclaim_pair, ms_pair_now(), false);
 }
 
 static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
 {
 	ms_hit(data);
-	ms_reclaim_end(MS_PAIR_MEMCG_RECLAIM, nr_reclaimed);
+	ms_reclaim_end(&ms_memcg_reclaim_pair, nr_reclaimed);
 }
 
 /*
@@ -103,7 +134,7 @@ static void ms_memcg_reclaim_end(void *data, unsigned long nr_reclaimed)
 static void ms_shrink_slab_start(MS_SHRINK_SLAB_START_PROTO)
 {
 	ms_hit(data);
-	ms_pair_begin_aux(MS_PAIR_SHRINK_SLAB, ms_pair_now(), false,
+	ms_pair_begin_aux(&ms_shrink_slab_pair, ms_pair_now(), false,
 			  ms_shrink_start_aux(shr, cache_items, total_scan));
 }
 
@@ -115,14 +146,14 @@ static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 	u64 lat, aux;
 
 	ms_hit(data);
-	if (!ms_pair_end_aux(MS_PAIR_SHRINK_SLAB, ms_pair_now(), &lat, &aux))
+	if (!ms_pair_end_aux(&ms_shrink_slab_pair, ms_pair_now(), &lat, &aux))
 		return;
 	/* The sum of scan_objects() returns, SHRINK_STOP excluded (compat). */
 	freed = ms_shrink_freed(aux, shrinker_retval);
-	ms_stat_inc(MS_shrink_slab_count);
-	ms_stat_add(MS_shrink_slab_ns, lat);
-	ms_stat_add(MS_shrink_slab_freed, freed);
-	ms_hist_add(MS_H_shrink_slab_ns, lat);
+	ms_stat_inc(vmscan, MS_shrink_slab_count);
+	ms_stat_add(vmscan, MS_shrink_slab_ns, lat);
+	ms_stat_add(vmscan, MS_shrink_slab_freed, freed);
+	ms_hist_add(shrink_slab_ns, lat);
 
 	/*
 	 * By scan_objects, which names the cache (super_cache_scan for every
@@ -150,7 +181,7 @@ static void ms_shrink_slab_end(MS_SHRINK_SLAB_END_PROTO)
 static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
 {
 	ms_hit(data);
-	ms_stat_inc(MS_kswapd_wakeups);
+	ms_stat_inc(vmscan, MS_kswapd_wakeups);
 }
 
 /*
@@ -161,7 +192,7 @@ static void ms_wakeup_kswapd(MS_WAKEUP_KSWAPD_PROTO)
 static void ms_kswapd_wake(MS_KSWAPD_WAKE_PROTO)
 {
 	ms_hit(data);
-	ms_pair_begin(MS_PAIR_KSWAPD, ms_pair_now(), true);
+	ms_pair_begin(&ms_kswapd_pair, ms_pair_now(), true);
 }
 
 static void ms_kswapd_sleep(void *data, int nid)
@@ -169,17 +200,17 @@ static void ms_kswapd_sleep(void *data, int nid)
 	u64 lat;
 
 	ms_hit(data);
-	if (!ms_pair_end(MS_PAIR_KSWAPD, ms_pair_now(), &lat))
+	if (!ms_pair_end(&ms_kswapd_pair, ms_pair_now(), &lat))
 		return;
-	ms_stat_inc(MS_kswapd_wake_count);
-	ms_stat_add(MS_kswapd_wake_ns, lat);
+	ms_stat_inc(vmscan, MS_kswapd_wake_count);
+	ms_stat_add(vmscan, MS_kswapd_wake_ns, lat);
 }
 
 /* Pages reclaim wrote out itself (pageout()), vmscan.bt's WRITEPAGE. */
 static void ms_writepage(MS_WRITEPAGE_PROTO)
 {
 	ms_hit(data);
-	ms_stat_inc(MS_writepage);
+	ms_stat_inc(vmscan, MS_writepage);
 }
 
 /*
@@ -203,7 +234,7 @@ static int ms_allocstall_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	ms_hit(container_of(kp, struct ms_probe, kp));
 	if (!ms_arg(regs, 1) && (prio == DEF_PRIORITY || prio < 0))
-		ms_stat_inc(MS_allocstall);
+		ms_stat_inc(vmscan, MS_allocstall);
 	return 0;
 }
 
@@ -269,7 +300,13 @@ int ms_vmscan_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(ms_vmscan_probes) && !err; i++)
 		err = ms_probe_add(&ms_vmscan_probes[i]);
-	return err ?: ms_table_add(&ms_table_shrinkers);
+	return err ?: ms_table_add(&ms_table_shrinkers) ?: ms_stat_set_add(&ms_vmscan_stats) ?:
+	       ms_event_type_add(&ms_reclaim_events) ?: ms_pair_add(&ms_direct_reclaim_pair) ?:
+	       ms_pair_add(&ms_memcg_reclaim_pair) ?: ms_pair_add(&ms_shrink_slab_pair) ?:
+	       ms_pair_add(&ms_kswapd_pair) ?:
+	       ms_hist_register(&ms_hist_direct_reclaim_ns) ?:
+	       ms_hist_register(&ms_hist_memcg_reclaim_ns) ?:
+	       ms_hist_register(&ms_hist_shrink_slab_ns);
 }
 
 /* allocstall came after the other tools: its probe is listed after theirs. */

@@ -15,7 +15,9 @@
 
 #include "memscope.h"
 
-#define MS_COMPACTION_STATS(X) X(compaction_count) X(compaction_ns)
+#define MS_COMPACTION_STATS(X)						\
+	X(compaction_count, "Memory compactions.")			\
+	X(compaction_ns, "Time spent in memory compaction.")
 MS_STAT_SET(compaction, MS_COMPACTION_STATS);
 MS_HIST(compaction_ns);
 MS_PAIR(ms_compaction_pair);
@@ -59,13 +61,13 @@ static int ms_compaction_status_format(char *b, size_t len, const void *rec)
 
 static const struct ms_field_desc ms_compaction_fields[] = {
 	MS_COMPACTION_FIELD("time_ns", time_ns, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
+			    .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
 	MS_COMPACTION_FIELD("pid", pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
 	MS_COMPACTION_FIELD("comm", comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
 	MS_COMPACTION_FIELD("latency_ns", latency_ns, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
+			    .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
 	MS_COMPACTION_FIELD("status", status, MS_FK_TEXT, .nla = MEMSCOPE_A_STATUS,
-		       .format = ms_compaction_status_format),
+			    .format = ms_compaction_status_format),
 };
 
 static struct ms_event_type ms_compaction_events = {

@@ -46,10 +46,18 @@ static struct ms_table ms_table_faults_by_cgroup = {
 };
 
 #define MS_FAULT_STATS(X)						\
-	X(faults) X(faults_major) X(faults_retry) X(faults_error)	\
-	X(faults_user) X(faults_kernel) X(faults_anon) X(faults_file)	\
-	X(faults_shmem) X(faults_hugetlb) X(faults_write)		\
-	X(faults_unclassified)
+	X(faults, "Page faults (handle_mm_fault calls, as /proc/vmstat pgfault).") \
+	X(faults_major, "Major page faults (VM_FAULT_MAJOR).")		\
+	X(faults_retry, "Page faults that returned VM_FAULT_RETRY.")	\
+	X(faults_error, "Page faults that returned VM_FAULT_ERROR.")	\
+	X(faults_user, "Page faults from user mode.")			\
+	X(faults_kernel, "Page faults from kernel mode.")		\
+	X(faults_anon, "Page faults on anonymous memory.")		\
+	X(faults_file, "Page faults on file-backed memory.")		\
+	X(faults_shmem, "Page faults on shmem/tmpfs memory.")		\
+	X(faults_hugetlb, "Page faults on hugetlb memory.")		\
+	X(faults_write, "Write page faults.")				\
+	X(faults_unclassified, "Page faults counted by the probe's misses, not classified.")
 static void ms_faults_stats_raw(u64 *v);
 MS_STAT_SET(faults, MS_FAULT_STATS, .raw = ms_faults_stats_raw);
 MS_HIST(fault_latency_ns);

@@ -37,6 +37,7 @@ enum ms_file_kind {
 	MS_F_HIST_RAW,
 	MS_F_EVENTS_FORMAT,
 	MS_F_TABLE_REUSE,
+	MS_F_STATS_FORMAT,
 };
 
 struct ms_file {
@@ -93,6 +94,9 @@ static int ms_show(struct seq_file *m, void *unused)
 		return ms_ring_show(m, f->type);
 	case MS_F_EVENTS_FORMAT:
 		return ms_events_format_show(m);
+	case MS_F_STATS_FORMAT:
+		ms_stats_format_show(m);
+		return 0;
 	case MS_F_TABLE_REUSE:
 		return ms_table_reuse_show(m);
 	case MS_F_HIST:
@@ -213,11 +217,12 @@ static const struct ms_proc_ops ms_control_proc_ops = {
 #define MS_F(n, k, a) { .name = n, .kind = k, .arg = a }
 
 /*
- * version, probes, stats, events_format and table_reuse; then every table
- * the families registered, memleak view and event ring, named once, by the
- * file that owns it (table.c, memleak.c, events.c).
+ * version, probes, stats, events_format, table_reuse and stats_format;
+ * then every table the families registered, memleak view and event ring,
+ * named once, by the file that owns it (table.c, memleak.c, events.c).
  */
-#define MS_NR_FILES (5 + MS_MAX_TABLES + MS_NR_LEAK_VIEWS + MS_MAX_EVENT_TYPES)
+#define MS_NR_CORE_FILES 6
+#define MS_NR_FILES (MS_NR_CORE_FILES + MS_MAX_TABLES + MS_NR_LEAK_VIEWS + MS_MAX_EVENT_TYPES)
 static unsigned int ms_nr_files;
 static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("version", MS_F_VERSION, 0),
@@ -225,11 +230,12 @@ static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("stats", MS_F_STATS, 0),
 	MS_F("events_format", MS_F_EVENTS_FORMAT, 0),
 	MS_F("table_reuse", MS_F_TABLE_REUSE, 0),
+	MS_F("stats_format", MS_F_STATS_FORMAT, 0),
 };
 
 static void ms_files_init(void)
 {
-	struct ms_file *f = &ms_files[5];
+	struct ms_file *f = &ms_files[MS_NR_CORE_FILES];
 	struct ms_table *t;
 	unsigned int j;
 	int i;
@@ -275,8 +281,9 @@ static void ms_hist_files_init(void)
  * The text of file @name, for the netlink family's GET_TEXT: only the
  * files it has no typed command for: version, the event rings, whose
  * lines hold names only the kernel can give (gfp_flags, as its OOM report),
- * events_format, which types those lines and the events' attributes, and
- * table_reuse, a few numbers per table.
+ * events_format, which types those lines and the events' attributes,
+ * table_reuse, a few numbers per table, and stats_format, which types
+ * and explains the stats.
  */
 int ms_file_show(struct seq_file *m, const char *name)
 {
@@ -287,7 +294,8 @@ int ms_file_show(struct seq_file *m, const char *name)
 
 		if (strcmp(f->name, name) ||
 		    (f->kind != MS_F_VERSION && f->kind != MS_F_RING &&
-		     f->kind != MS_F_EVENTS_FORMAT && f->kind != MS_F_TABLE_REUSE))
+		     f->kind != MS_F_EVENTS_FORMAT && f->kind != MS_F_TABLE_REUSE &&
+		     f->kind != MS_F_STATS_FORMAT))
 			continue;
 		m->private = (void *)f;
 		return ms_show(m, NULL);

@@ -12,7 +12,7 @@
 
 #include "memscope.h"
 
-#define MS_HUGETLB_STATS(X) X(hugetlb_faults)
+#define MS_HUGETLB_STATS(X) X(hugetlb_faults, "hugetlb_fault calls.")
 MS_STAT_SET(hugetlb, MS_HUGETLB_STATS);
 
 static struct ms_table ms_table_hugetlb_by_pid = {

@@ -49,8 +49,10 @@
 #include "memscope.h"
 
 #define MS_MEMLEAK_STATS(X)						\
-	X(memleak_allocs) X(memleak_frees) X(memleak_unknown_frees)	\
-	X(memleak_dropped)
+	X(memleak_allocs, "Kernel allocations memleak's probes saw.") \
+	X(memleak_frees, "Kernel frees memleak's probes saw.")	\
+	X(memleak_unknown_frees, "Frees of pointers memleak's table does not hold (allocated before enabling).") \
+	X(memleak_dropped, "Allocations that found no free slot in memleak's table.")
 MS_STAT_SET(memleak, MS_MEMLEAK_STATS);
 #include "compat/kmem.h"
 #include "uapi/memscope_genl.h"

@@ -58,7 +58,9 @@ extern unsigned int ms_oom_ring_size;
  */
 struct ms_stat_set {
 	const char *const *names;
+	const char *const *help;	/* a sentence each, for stats_format */
 	unsigned int n;
+	u64 gauges;			/* bit i: names[i] is a state, not a count */
 	u64 __percpu *v;		/* [n] on each CPU */
 	u64 *base;			/* [n]: the sums at the last reset */
 	/* Counts kept elsewhere (a probe's hits), added to the sums before the baseline. */
@@ -67,21 +69,24 @@ struct ms_stat_set {
 	void (*now)(u64 *v);
 };
 
-#define MS_STAT_ENUM(name) MS_##name,
-#define MS_STAT_STR(name) #name,
+#define MS_STAT_ENUM(name, help) MS_##name,
+#define MS_STAT_STR(name, help) #name,
+#define MS_STAT_HELP(name, help) help,
 /*
- * Set @set of the counters LIST(X) names, for ms_stat_inc(@set, MS_name):
- * a plain per-CPU variable, so a hit costs what it did when all counters
- * were one array.  The arguments after LIST initialise the rest of the
- * struct ms_stat_set (.raw, .now).
+ * Set @set of the counters LIST(X) describes, X(name, help), for
+ * ms_stat_inc(@set, MS_name): a plain per-CPU variable, so a hit costs
+ * what it did when all counters were one array.  The arguments after LIST
+ * initialise the rest of the struct ms_stat_set (.raw, .now, .gauges).
  */
 #define MS_STAT_SET(set, LIST, ...)					\
 	enum { LIST(MS_STAT_ENUM) MS_NR_##set##_STATS };		\
 	static DEFINE_PER_CPU(u64, ms_stats_##set[MS_NR_##set##_STATS]);	\
 	static const char *const ms_##set##_stat_names[] = { LIST(MS_STAT_STR) }; \
+	static const char *const ms_##set##_stat_help[] = { LIST(MS_STAT_HELP) }; \
 	static u64 ms_##set##_stat_base[MS_NR_##set##_STATS];		\
 	static struct ms_stat_set ms_##set##_stats = {			\
 		.names = ms_##set##_stat_names,				\
+		.help = ms_##set##_stat_help,				\
 		.n = MS_NR_##set##_STATS,				\
 		.v = &ms_stats_##set[0],				\
 		.base = ms_##set##_stat_base,				\
@@ -94,9 +99,14 @@ struct ms_stat_set {
 
 /* The core's own counters (stats.c), which every file may count. */
 #define MS_CORE_STATS(X)						\
-	X(dropped) X(events_lost) X(unmatched_ends) X(table_reused)	\
-	X(reset_count) X(netlink_dropped) X(events_oom_recovered)	\
-	X(events_oom_lost)
+	X(dropped, "Events not recorded because a table was full of live rows.") \
+	X(events_lost, "Events a slow reader of the events stream found overwritten, less the OOM kills it got back.") \
+	X(unmatched_ends, "End events with no begin on record (reclaim, compaction, shrinker), not timed.") \
+	X(table_reused, "Table rows reused for a new key (process gone, or already read).") \
+	X(reset_count, "Resets since load; every other counter restarts at a reset.") \
+	X(netlink_dropped, "Events the netlink groups did not deliver while someone listened.") \
+	X(events_oom_recovered, "OOM kills a reader of the events stream got back from the oom ring.") \
+	X(events_oom_lost, "OOM kills a reader of the events stream lost, more than oom_ring_size behind.")
 enum { MS_CORE_STATS(MS_STAT_ENUM) MS_NR_core_STATS };
 DECLARE_PER_CPU(u64, ms_stats_core[MS_NR_core_STATS]);
 
@@ -113,6 +123,7 @@ struct ms_stats_snap {
 	} e[];
 };
 struct ms_stats_snap *ms_stats_snapshot(void);
+void ms_stats_format_show(struct seq_file *m);
 void ms_stats_reset(void);
 unsigned long ms_reset_gen(void);
 size_t ms_stats_percpu_bytes(void);

@@ -44,7 +44,7 @@
 #include "compat/oom.h"
 #include "uapi/memscope_genl.h"
 
-#define MS_OOM_STATS(X) X(oom_kills)
+#define MS_OOM_STATS(X) X(oom_kills, "OOM kills.")
 MS_STAT_SET(oom, MS_OOM_STATS);
 
 struct ms_oom_event {

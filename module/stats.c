@@ -24,6 +24,7 @@
 
 DEFINE_PER_CPU(u64, ms_stats_core[MS_NR_core_STATS]);
 static const char *const ms_core_stat_names[] = { MS_CORE_STATS(MS_STAT_STR) };
+static const char *const ms_core_stat_help[] = { MS_CORE_STATS(MS_STAT_HELP) };
 static u64 ms_core_stat_base[MS_NR_core_STATS];
 
 static DEFINE_MUTEX(ms_baseline_lock);
@@ -37,6 +38,7 @@ static void ms_core_stats_now(u64 *v)
 
 static struct ms_stat_set ms_core_stats = {
 	.names = ms_core_stat_names,
+	.help = ms_core_stat_help,
 	.n = MS_NR_core_STATS,
 	.v = &ms_stats_core[0],
 	.base = ms_core_stat_base,
@@ -119,6 +121,22 @@ struct ms_stats_snap *ms_stats_snapshot(void)
 	mutex_unlock(&ms_baseline_lock);
 	kfree(v);
 	return snap;
+}
+
+/*
+ * stats_format: each stat of the stats file, in its order, as
+ * "name counter|gauge help": what a program such as `memscope export`
+ * needs to type and explain the stats without a list of its own.
+ */
+void ms_stats_format_show(struct seq_file *m)
+{
+	struct ms_stat_set *set;
+	unsigned int i, j;
+
+	ms_for_each_stat_set(set, i)
+		for (j = 0; j < set->n; j++)
+			seq_printf(m, "%s %s %s\n", set->names[j],
+				   set->gauges & BIT_ULL(j) ? "gauge" : "counter", set->help[j]);
 }
 
 unsigned long ms_reset_gen(void)

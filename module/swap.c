@@ -109,15 +109,19 @@
 
 #include "memscope.h"
 
-#define MS_SWAPIN_STATS(X) X(swapins)
+#define MS_SWAPIN_STATS(X) X(swapins, "Pages swapped in (as /proc/vmstat pswpin).")
 MS_STAT_SET(swapin, MS_SWAPIN_STATS);
 
 #define MS_SWRES_STATS(X)						\
-	X(swapouts) X(swapins_untimed) X(swap_unread)			\
-	X(swap_residency_dropped) X(swapins_unsampled)			\
-	X(swap_residency_sample)
+	X(swapouts, "Pages written to swap (as /proc/vmstat pswpout), each timed until read back.") \
+	X(swapins_untimed, "Swap-ins with no swap-out on record (zswap, before load, or let go).") \
+	X(swap_unread, "Swap-outs never read back: the slot was freed, or written again, unread.") \
+	X(swap_residency_dropped, "Swapped-out sampled pages the full residency table let go, oldest first, as the sample narrowed.") \
+	X(swapins_unsampled, "Swap-ins of swap entries out of the residency sample (not timed, by design).") \
+	X(swap_residency_sample, "Swap residency times 1 in this many swap entries, chosen by a hash of the entry.")
 static void ms_swres_stats_now(u64 *v);
-MS_STAT_SET(swres, MS_SWRES_STATS, .now = ms_swres_stats_now);
+MS_STAT_SET(swres, MS_SWRES_STATS, .now = ms_swres_stats_now,
+	    .gauges = BIT_ULL(MS_swap_residency_sample));
 MS_HIST(swap_residency_ns);
 static struct ms_table ms_table_swapins_by_pid = {
 	.file = "swapins_by_pid", .header = "# pid comm swapins",

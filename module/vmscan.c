@@ -18,11 +18,20 @@
 #include "uapi/memscope_genl.h"
 
 #define MS_VMSCAN_STATS(X)						\
-	X(direct_reclaim_count) X(direct_reclaim_ns) X(direct_reclaim_pages) \
-	X(memcg_reclaim_count) X(memcg_reclaim_ns) X(memcg_reclaim_pages) \
-	X(shrink_slab_count) X(shrink_slab_ns) X(shrink_slab_freed)	\
-	X(kswapd_wakeups) X(kswapd_wake_count) X(kswapd_wake_ns)	\
-	X(writepage) X(allocstall)
+	X(direct_reclaim_count, "Direct reclaims.")			\
+	X(direct_reclaim_ns, "Time spent in direct reclaim.")		\
+	X(direct_reclaim_pages, "Pages freed by direct reclaim.")	\
+	X(memcg_reclaim_count, "Memory cgroup reclaims.")		\
+	X(memcg_reclaim_ns, "Time spent in memory cgroup reclaim.")	\
+	X(memcg_reclaim_pages, "Pages freed by memory cgroup reclaim.")	\
+	X(shrink_slab_count, "shrink_slab calls.")			\
+	X(shrink_slab_ns, "Time spent in shrink_slab.")			\
+	X(shrink_slab_freed, "Objects freed by shrinkers.")		\
+	X(kswapd_wakeups, "kswapd wakeup requests.")			\
+	X(kswapd_wake_count, "kswapd wake periods.")			\
+	X(kswapd_wake_ns, "Time kswapd spent awake.")			\
+	X(writepage, "Pages written back by reclaim.")			\
+	X(allocstall, "Global direct reclaim passes, as /proc/vmstat allocstall.")
 MS_STAT_SET(vmscan, MS_VMSCAN_STATS);
 MS_HIST(direct_reclaim_ns);
 MS_HIST(memcg_reclaim_ns);
@@ -47,17 +56,18 @@ struct ms_reclaim_event {
 	char comm[TASK_COMM_LEN];
 };
 
-#define MS_RECLAIM_FIELD(n, m, k, ...) MS_EVENT_FIELD(struct ms_reclaim_event, n, m, k, __VA_ARGS__)
+#define MS_RECLAIM_FIELD(n, m, k, ...) \
+	MS_EVENT_FIELD(struct ms_reclaim_event, n, m, k, __VA_ARGS__)
 
 static const struct ms_field_desc ms_reclaim_fields[] = {
 	MS_RECLAIM_FIELD("time_ns", time_ns, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
+			 .nla = MEMSCOPE_A_TIME_NS, .flags = MS_FIELD_NLA64),
 	MS_RECLAIM_FIELD("pid", pid, MS_FK_INT, .nla = MEMSCOPE_A_PID),
 	MS_RECLAIM_FIELD("comm", comm, MS_FK_STR, .nla = MEMSCOPE_A_COMM),
 	MS_RECLAIM_FIELD("latency_ns", latency_ns, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
+			 .nla = MEMSCOPE_A_LATENCY_NS, .flags = MS_FIELD_NLA64),
 	MS_RECLAIM_FIELD("nr_reclaimed", nr_reclaimed, MS_FK_UINT,
-		       .nla = MEMSCOPE_A_NR_RECLAIMED, .flags = MS_FIELD_NLA64),
+			 .nla = MEMSCOPE_A_NR_RECLAIMED, .flags = MS_FIELD_NLA64),
 	MS_RECLAIM_FIELD("memcg", memcg, MS_FK_BOOL, .nla = MEMSCOPE_A_MEMCG_RECLAIM),
 };
 

@@ -32,6 +32,19 @@ expect_eq "faults probe" "$(probe_state faults)" attached
 attached=$(awk '!/^#/ && $3 == "attached"' $D/probes | wc -l)
 diag "probes:"; sed 's/^/#   /' $D/probes
 
+# stats_format types and explains every stat of stats, in its order, with
+# the words of the family that counts it: "name counter|gauge help".
+awk '{ print $1 }' $D/stats > /tmp/stat-names
+awk '{ print $1 }' $D/stats_format > /tmp/fmt-names
+cmp -s /tmp/stat-names /tmp/fmt-names ||
+	fail "stats_format's names are not stats': $(diff /tmp/stat-names /tmp/fmt-names | head -n 4)"
+awk 'NF < 3 || ($2 != "counter" && $2 != "gauge") { print "bad line: " $0; exit 1 }' \
+	$D/stats_format || fail "malformed stats_format"
+# The one stat that is a state, not a count (docs/debugfs.md).
+expect_eq "stats_format gauges" "$(awk '$2 == "gauge" { print $1 }' $D/stats_format)" \
+	swap_residency_sample
+diag "stats_format describes all $(wc -l < $D/stats) stats"
+
 # control: each garbage command fails with EINVAL and changes nothing.
 # The hit counts move on their own, so compare name, target and state.
 probe_states() { awk '!/^#/ { print $1, $2, $3 }' $D/probes | md5sum | cut -c1-8; }

@@ -87,8 +87,16 @@ grep -q 'S-SLABms *D-RECLAIMms *M-RECLAIMms *KSWAPD *WRITEPAGE' /tmp/out ||
 rows=$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} ' /tmp/out)
 expect_eq "vmscan rows for 1 2" "$rows" 2
 
+# Each stat's HELP and TYPE come from the module's stats_format.
+$CLI export --prometheus > /tmp/metrics || fail "export --prometheus"
+grep -qx '# HELP memscope_faults_total Page faults (handle_mm_fault calls, as /proc/vmstat pgfault).' \
+	/tmp/metrics || fail "faults HELP: $(grep 'HELP memscope_faults_total' /tmp/metrics)"
+grep -qx '# TYPE memscope_swap_residency_sample gauge' /tmp/metrics ||
+	fail "swap_residency_sample TYPE: $(grep 'TYPE memscope_swap_residency_sample' /tmp/metrics)"
+help=$(sed -n 's/^# HELP memscope_allocstall_total //p' /tmp/metrics)
+expect_eq "allocstall HELP, stats_format's" "$help" \
+	"$(sed -n 's/^allocstall counter //p' $D/stats_format)"
 if command -v promtool > /dev/null; then
-	$CLI export --prometheus > /tmp/metrics
 	promtool check metrics < /tmp/metrics > /tmp/prom 2>&1 ||
 		fail "promtool: $(head -n 5 /tmp/prom)"
 	grep -q '^memscope_faults_total ' /tmp/metrics || fail "no memscope_faults_total"

@@ -530,6 +530,24 @@ t_prom_names() { ms "${B[@]}" export; rc_is 0 && has "memscope_faults_total 1234
 	has "memscope_direct_reclaim_seconds_count 40" &&
 	has 'memscope_probe_up{probe="faults",target="handle_mm_fault",state="attached"} 1'; }
 t "export: counter, seconds and histogram names" t_prom_names
+# HELP and TYPE as the module's stats_format says (the fixture's is a 6.1
+# guest's); a module older than the file gets the key as help, and its one
+# state, swap_residency_sample, as a gauge.
+t_prom_stats_format() {
+	rm -rf "$T/sf" && cp -r "$FX/basic" "$T/sf" && echo "swap_residency_sample 4" >> "$T/sf/stats" &&
+	sed -i 's/^faults_write counter .*/faults_write gauge Made up: typed by this line./' "$T/sf/stats_format" &&
+	ms --dir "$T/sf" export && rc_is 0 &&
+	has "# HELP memscope_faults_total $(sed -n 's/^faults counter //p' "$FX/basic/stats_format")" &&
+	has "# TYPE memscope_faults_total counter" &&
+	has "# HELP memscope_faults_write Made up: typed by this line." &&
+	has "# TYPE memscope_faults_write gauge" && has "memscope_faults_write 6000" &&
+	has "# TYPE memscope_swap_residency_sample gauge" &&
+	rm "$T/sf/stats_format" && ms --dir "$T/sf" export && rc_is 0 &&
+	has '# HELP memscope_faults_total The "faults" counter of memscope'"'"'s stats file.' &&
+	has "# TYPE memscope_faults_write_total counter" &&
+	has "# TYPE memscope_swap_residency_sample gauge"
+}
+t "export: HELP and TYPE from stats_format, the key without it" t_prom_stats_format
 if command -v promtool >/dev/null; then
 	t_promtool() {
 		for d in basic steps/2 unavailable malformed; do

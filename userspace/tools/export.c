@@ -21,64 +21,69 @@
 #define PROM_SLOTS 41	/* le up to 2^40 - 1 ns (18 min); the rest is +Inf */
 
 
-static const struct {
-	const char *key;
-	const char *help;
-} helps[] = {
-	{ "faults", "Page faults (handle_mm_fault calls, as /proc/vmstat pgfault)." },
-	{ "faults_major", "Major page faults (VM_FAULT_MAJOR)." },
-	{ "faults_retry", "Page faults that returned VM_FAULT_RETRY." },
-	{ "faults_error", "Page faults that returned VM_FAULT_ERROR." },
-	{ "faults_user", "Page faults from user mode." },
-	{ "faults_kernel", "Page faults from kernel mode." },
-	{ "faults_anon", "Page faults on anonymous memory." },
-	{ "faults_file", "Page faults on file-backed memory." },
-	{ "faults_shmem", "Page faults on shmem/tmpfs memory." },
-	{ "faults_hugetlb", "Page faults on hugetlb memory." },
-	{ "faults_write", "Write page faults." },
-	{ "swapins", "Pages swapped in (as /proc/vmstat pswpin)." },
-	{ "hugetlb_faults", "hugetlb_fault calls." },
-	{ "oom_kills", "OOM kills." },
-	{ "direct_reclaim_count", "Direct reclaims." },
-	{ "direct_reclaim_ns", "Time spent in direct reclaim." },
-	{ "direct_reclaim_pages", "Pages freed by direct reclaim." },
-	{ "memcg_reclaim_count", "Memory cgroup reclaims." },
-	{ "memcg_reclaim_ns", "Time spent in memory cgroup reclaim." },
-	{ "memcg_reclaim_pages", "Pages freed by memory cgroup reclaim." },
-	{ "shrink_slab_count", "shrink_slab calls." },
-	{ "shrink_slab_ns", "Time spent in shrink_slab." },
-	{ "shrink_slab_freed", "Objects freed by shrinkers." },
-	{ "kswapd_wakeups", "kswapd wakeup requests." },
-	{ "kswapd_wake_count", "kswapd wake periods." },
-	{ "kswapd_wake_ns", "Time kswapd spent awake." },
-	{ "writepage", "Pages written back by reclaim." },
-	{ "compaction_count", "Memory compactions." },
-	{ "compaction_ns", "Time spent in memory compaction." },
-	{ "dropped", "Events not recorded because a table was full of live rows." },
-	{ "faults_unclassified", "Page faults counted by the probe's misses, not classified." },
-	{ "table_reused", "Table rows reused for a new key (process gone, or already read)." },
-	{ "swapouts", "Pages written to swap (as /proc/vmstat pswpout), each timed until read back." },
-	{ "swapins_untimed", "Swap-ins with no swap-out on record (zswap, before load, or let go)." },
-	{ "swap_unread", "Swap-outs never read back: the slot was freed, or written again, unread." },
-	{ "swap_residency_dropped", "Swapped-out sampled pages the full residency table let go, oldest first, as the sample narrowed." },
-	{ "swapins_unsampled", "Swap-ins of swap entries out of the residency sample (not timed, by design)." },
-	{ "swap_residency_sample", "Swap residency times 1 in this many swap entries, chosen by a hash of the entry." },
+/*
+ * stats_format: each stat's type and a sentence on it, from the module,
+ * which describes every stat where it counts it.  A module older than the
+ * file gives neither: then the stat's name serves as its help, and the one
+ * state among its stats, frozen here, is a gauge.
+ */
+struct stat_fmt {
+	char *data;		/* the file, its lines cut into the fields */
+	size_t n;
+	struct {
+		const char *key;
+		const char *help;
+		bool gauge;
+	} *v;
 };
 
-/* The stats that are a state, not a count. */
-static bool stat_is_gauge(const char *key)
+static void stat_fmt_load(struct stat_fmt *f)
 {
-	return !strcmp(key, "swap_residency_sample");
+	char *line, *next, *kind, *help;
+	size_t len, cap = 0;
+	void *nv;
+
+	memset(f, 0, sizeof(*f));
+	if (ms_read_optional("stats_format", &f->data, &len))
+		return;
+	for (line = f->data; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		kind = strchr(line, ' ');
+		help = kind ? strchr(kind + 1, ' ') : NULL;
+		if (!help)
+			continue;	/* not "name kind help": ignored */
+		*kind++ = '\0';
+		*help++ = '\0';
+		if (f->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = ms_reallocarray(f->v, cap, sizeof(*f->v));
+			if (!nv)
+				return;
+			f->v = nv;
+		}
+		f->v[f->n].key = line;
+		f->v[f->n].help = help;
+		f->v[f->n++].gauge = !strcmp(kind, "gauge");
+	}
 }
 
-static const char *help_for(const char *key)
+static void stat_fmt_free(struct stat_fmt *f)
+{
+	free(f->v);
+	free(f->data);
+}
+
+/* @key's entry, for its help and type, or -1. */
+static ssize_t stat_fmt_find(const struct stat_fmt *f, const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
-		if (!strcmp(helps[i].key, key))
-			return helps[i].help;
-	return NULL;
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].key, key))
+			return (ssize_t)i;
+	return -1;
 }
 
 static bool ends_with(const char *s, const char *sfx)
@@ -484,32 +489,36 @@ out:
 	return ret;
 }
 
-/* The stats file: a counter (or gauge) per line. */
+/* The stats file: a counter (or gauge) per line, as stats_format types it. */
 static void prom_stats(FILE *fp, const struct ms_counters *st)
 {
+	struct stat_fmt fmt;
 	char metric[256];
-	const char *help;
 	size_t i;
 
+	stat_fmt_load(&fmt);
 	for (i = 0; i < st->n; i++) {
 		const char *key = st->v[i].key;
-		bool ns = ends_with(key, "_ns"), gauge = stat_is_gauge(key);
+		ssize_t f = stat_fmt_find(&fmt, key);
+		bool ns = ends_with(key, "_ns");
+		bool gauge = f >= 0 ? fmt.v[f].gauge :
+			     !fmt.data && !strcmp(key, "swap_residency_sample");
 
 		metric_part(metric, sizeof(metric) - 24, key, ns ? strlen(key) - 3 : strlen(key));
 		if (!gauge)
 			strcat(metric, ns ? "_seconds_total" : "_total");
-		help = help_for(key);
-		if (help)
-			fprintf(fp, "# HELP memscope_%s %s\n", metric, help);
+		if (f >= 0)
+			fprintf(fp, "# HELP memscope_%s %s\n", metric, fmt.v[f].help);
 		else
-			fprintf(fp, "# HELP memscope_%s The \"%s\" counter of memscope's stats file.\n",
-				metric, key);
+			fprintf(fp, "# HELP memscope_%s The \"%s\" %s of memscope's stats file.\n",
+				metric, key, gauge ? "value" : "counter");
 		fprintf(fp, "# TYPE memscope_%s %s\n", metric, gauge ? "gauge" : "counter");
 		if (ns)
 			fprintf(fp, "memscope_%s %.9f\n", metric, (double)st->v[i].value / 1e9);
 		else
 			fprintf(fp, "memscope_%s %llu\n", metric, (unsigned long long)st->v[i].value);
 	}
+	stat_fmt_free(&fmt);
 }
 
 /* Every histogram the module has. */

@@ -139,7 +139,7 @@ static struct ms_probe ms_compaction_end_probe = {
 	.tp_func = ms_compaction_end,
 };
 
-int ms_compaction_init(void)
+static int ms_compaction_init(void)
 {
 	if (!IS_ENABLED(CONFIG_COMPACTION)) {
 		ms_compaction_begin_probe.unsupported = "config_compaction_disabled";
@@ -154,3 +154,7 @@ int ms_compaction_init(void)
 	       ms_event_type_add(&ms_compaction_events) ?: ms_pair_add(&ms_compaction_pair) ?:
 	       ms_hist_register(&ms_hist_compaction_ns);
 }
+
+const struct ms_family ms_compaction_family = {
+	.init = ms_compaction_init,
+};

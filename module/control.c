@@ -26,7 +26,7 @@ void ms_reset_all(void)
 	ms_hist_reset();
 	ms_tables_reset();
 	ms_events_reset();
-	ms_leak_clear();
+	ms_families_reset();
 }
 
 /* Names leased at once; each open control file holds a bit per slot. */

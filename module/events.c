@@ -261,8 +261,20 @@ static int ms_format(char *b, size_t len, const struct ms_event *ev)
 /*
  * events_format: how to read the rings', the stream's and the netlink
  * groups' records, a line each (fields.c): every event type, the stream's
- * own "lost", and memleak's reports to its group.
+ * own "lost", and the messages families send to their groups (memleak's
+ * reports).
  */
+/* Records a family sends to its group that no ring holds: memleak's reports. */
+#define MS_MAX_MESSAGES 4
+static const struct ms_record_desc *ms_messages[MS_MAX_MESSAGES];
+static unsigned int ms_nr_messages;
+
+/* From a family's init: @d gets its line in events_format. */
+int ms_message_add(const struct ms_record_desc *d)
+{
+	return ms_register(ms_messages, ms_nr_messages, d, "message", d->name);
+}
+
 int ms_events_format_show(struct seq_file *m)
 {
 	unsigned int i;
@@ -270,7 +282,8 @@ int ms_events_format_show(struct seq_file *m)
 	for (i = 0; i < ms_nr_event_types; i++)
 		ms_record_format_show(m, &ms_event_types[i]->desc);
 	seq_puts(m, "lost count:uint\n");
-	ms_record_format_show(m, &ms_leak_report_desc);
+	for (i = 0; i < ms_nr_messages; i++)
+		ms_record_format_show(m, ms_messages[i]);
 	return 0;
 }
 

@@ -262,12 +262,13 @@ static struct ms_probe ms_fault_probe = {
 };
 
 /* How handle_mm_fault is hooked: "fprobe" or "kretprobe". */
-const char *ms_fault_hook(void)
+static void ms_faults_version(struct seq_file *m)
 {
-	return READ_ONCE(ms_fault_probe.kind) == MS_FPROBE ? "fprobe" : "kretprobe";
+	seq_printf(m, "fault_hook %s\n",
+		   READ_ONCE(ms_fault_probe.kind) == MS_FPROBE ? "fprobe" : "kretprobe");
 }
 
-int ms_faults_init(void)
+static int ms_faults_init(void)
 {
 	/*
 	 * handle_mm_fault() sleeps on I/O and locks: size the instance pool
@@ -292,11 +293,20 @@ int ms_faults_init(void)
 	       ms_hist_register(&ms_hist_fault_latency_ns);
 }
 
+const struct ms_family ms_faults_family = {
+	.init = ms_faults_init,
+	.version = ms_faults_version,
+};
+
 /* The per-cgroup table came after the other tools' tables: main.c lists it later. */
-int ms_faults_cgroup_init(void)
+static int ms_faults_cgroup_init(void)
 {
 	return ms_table_add(&ms_table_faults_by_cgroup);
 }
+
+const struct ms_family ms_faults_cgroup_family = {
+	.init = ms_faults_cgroup_init,
+};
 
 /*
  * stats' `faults` is the probe's hits (the fault path counts once, not

@@ -31,7 +31,7 @@ enum ms_file_kind {
 	MS_F_PROBES,
 	MS_F_STATS,
 	MS_F_TABLE,
-	MS_F_LEAK,
+	MS_F_VIEW,
 	MS_F_RING,
 	MS_F_HIST,
 	MS_F_HIST_RAW,
@@ -45,6 +45,7 @@ struct ms_file {
 	enum ms_file_kind kind;
 	int arg;
 	struct ms_table *table;		/* MS_F_TABLE's */
+	const struct ms_view *view;	/* MS_F_VIEW's */
 	struct ms_hist *hist;		/* MS_F_HIST's and MS_F_HIST_RAW's */
 	const struct ms_event_type *type;	/* MS_F_RING's */
 };
@@ -63,11 +64,7 @@ static int ms_show(struct seq_file *m, void *unused)
 			   ms_footprint(), num_possible_cpus(),
 			   roundup_pow_of_two(ms_table_size), ms_ring_size);
 		seq_printf(m, "format %d\n", MEMSCOPE_FORMAT);
-		seq_printf(m, "fault_hook %s\n", ms_fault_hook());
-		seq_printf(m, "memleak_size %u memleak_sample %u\n", ms_leak_size(),
-			   ms_leak_sample_rate());
-		seq_printf(m, "ustack_depth %u\n", ms_ustack_depth);
-		seq_printf(m, "swap_residency_size %u\n", ms_swres_size());
+		ms_families_version(m);
 		seq_printf(m, "oom_ring_size %u\n", ms_oom_ring_size);
 		seq_puts(m, "tables");
 		ms_for_each_table(t, j)
@@ -88,7 +85,7 @@ static int ms_show(struct seq_file *m, void *unused)
 		kfree(stats);
 		return 0;
 	case MS_F_TABLE:	/* ms_table_open()'s own seq_file */
-	case MS_F_LEAK:		/* ms_leak_open()'s */
+	case MS_F_VIEW:		/* ms_view_open()'s */
 		break;
 	case MS_F_RING:
 		return ms_ring_show(m, f->type);
@@ -113,8 +110,8 @@ static int ms_open(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_open(file, f->table);
-	if (f->kind == MS_F_LEAK)
-		return ms_leak_open(file, f->arg);
+	if (f->kind == MS_F_VIEW)
+		return ms_view_open(file, f->view);
 	return single_open(file, ms_show, inode->i_private);
 }
 
@@ -124,8 +121,8 @@ static int ms_release(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_release(inode, file);
-	if (f->kind == MS_F_LEAK)
-		return ms_leak_release(inode, file);
+	if (f->kind == MS_F_VIEW)
+		return ms_view_release(inode, file);
 	return single_release(inode, file);
 }
 
@@ -184,8 +181,8 @@ static int ms_proc_open(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_open(file, f->table);
-	if (f->kind == MS_F_LEAK)
-		return ms_leak_open(file, f->arg);
+	if (f->kind == MS_F_VIEW)
+		return ms_view_open(file, f->view);
 	return single_open(file, ms_show, pde_data(inode));
 }
 
@@ -195,8 +192,8 @@ static int ms_proc_release(struct inode *inode, struct file *file)
 
 	if (f->kind == MS_F_TABLE)
 		return ms_table_release(inode, file);
-	if (f->kind == MS_F_LEAK)
-		return ms_leak_release(inode, file);
+	if (f->kind == MS_F_VIEW)
+		return ms_view_release(inode, file);
 	return single_release(inode, file);
 }
 
@@ -218,11 +215,10 @@ static const struct ms_proc_ops ms_control_proc_ops = {
 
 /*
  * version, probes, stats, events_format, table_reuse and stats_format;
- * then every table the families registered, memleak view and event ring,
- * named once, by the file that owns it (table.c, memleak.c, events.c).
+ * then every table, view and event type the families registered.
  */
 #define MS_NR_CORE_FILES 6
-#define MS_NR_FILES (MS_NR_CORE_FILES + MS_MAX_TABLES + MS_NR_LEAK_VIEWS + MS_MAX_EVENT_TYPES)
+#define MS_NR_FILES (MS_NR_CORE_FILES + MS_MAX_TABLES + MS_MAX_VIEWS + MS_MAX_EVENT_TYPES)
 static unsigned int ms_nr_files;
 static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("version", MS_F_VERSION, 0),
@@ -238,14 +234,15 @@ static void ms_files_init(void)
 	struct ms_file *f = &ms_files[MS_NR_CORE_FILES];
 	struct ms_table *t;
 	unsigned int j;
-	int i;
 
 	ms_for_each_table(t, j) {
 		*f = (struct ms_file)MS_F(t->file, MS_F_TABLE, j);
 		f++->table = t;
 	}
-	for (i = 0; i < MS_NR_LEAK_VIEWS; i++)
-		*f++ = (struct ms_file)MS_F(ms_leak_file(i), MS_F_LEAK, i);
+	for (j = 0; j < ms_nr_views; j++) {
+		*f = (struct ms_file)MS_F(ms_views[j]->file, MS_F_VIEW, j);
+		f++->view = ms_views[j];
+	}
 	for (j = 0; j < ms_nr_event_types; j++) {
 		*f = (struct ms_file)MS_F(ms_event_types[j]->desc.name, MS_F_RING, j);
 		f++->type = ms_event_types[j];

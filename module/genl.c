@@ -273,34 +273,33 @@ static int ms_genl_dump_end(struct sk_buff *skb, struct netlink_callback *cb, vo
 }
 
 /*
- * GET_TABLE, a dump: one snapshot at the first call, as one open of the
- * file takes, kept until .done.  cb->args[0] is the snapshot, [1] the next
- * row, [2] set once a message went out, [3] which kind of snapshot.  Each
- * message holds as many rows as fit.
+ * GET_TABLE, a dump of a table or a view: one snapshot at the first call,
+ * as one open of the file takes, kept until .done.  cb->args[0] is the
+ * snapshot, [1] the next row, [2] set once a message went out, [3] the
+ * view, or 0 for a table.  Each message holds as many rows as fit.
  */
-enum { MS_GENL_DUMP_TABLE = 1, MS_GENL_DUMP_LEAK };
 
 static int ms_genl_table_begin(struct netlink_callback *cb)
 {
+	const struct ms_view *v;
 	struct ms_table *t;
 	const char *name;
-	int i;
 
 	if (!ms_genl_allowed(cb->skb))
 		return -EPERM;
 	name = ms_genl_dump_name(cb);
 	if (!name)
 		return -EINVAL;
-	i = ms_leak_view(name);
-	if (i >= 0) {
-		cb->args[3] = MS_GENL_DUMP_LEAK;
-		cb->args[0] = (long)ms_leak_snapshot(i);
+	v = ms_view_find(name);
+	if (v) {
+		cb->args[3] = (long)v;
+		cb->args[0] = (long)v->snapshot(v);
 		return cb->args[0] ? 0 : -ENOMEM;
 	}
 	t = ms_table_find(name);
 	if (!t)
 		return -ENOENT;
-	cb->args[3] = MS_GENL_DUMP_TABLE;
+	cb->args[3] = 0;
 	cb->args[0] = (long)ms_table_snapshot(t);
 	return cb->args[0] ? 0 : -ENOMEM;
 }
@@ -359,15 +358,15 @@ static int ms_genl_put_row(struct sk_buff *skb, const struct ms_table_iter *it,
 	return 0;
 }
 
-static int ms_genl_put_leak_row(struct sk_buff *skb, const struct ms_leak_snap *snap,
-				unsigned int i)
+static int ms_genl_put_view_row(struct sk_buff *skb, const struct ms_view *view,
+				const void *snap, unsigned int i)
 {
 	char name[KSYM_SYMBOL_LEN];
-	u64 v[MS_LEAK_COLS];
+	u64 v[MS_VIEW_COLS];
 	struct nlattr *row;
 	unsigned int n;
 
-	n = ms_leak_snap_row(snap, i, name, sizeof(name), v);
+	n = view->row(snap, i, name, sizeof(name), v);
 	row = ms_genl_row_start(skb, false, 0, name, v, n);
 	if (!row)
 		return -EMSGSIZE;
@@ -377,8 +376,8 @@ static int ms_genl_put_leak_row(struct sk_buff *skb, const struct ms_leak_snap *
 
 static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	const struct ms_view *view;
 	const struct ms_table_iter *it = NULL;
-	const struct ms_leak_snap *leak = NULL;
 	const char *name, *header;
 	unsigned long i;
 	unsigned int n;
@@ -390,11 +389,11 @@ static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 		if (err)
 			return err;
 	}
-	if (cb->args[3] == MS_GENL_DUMP_LEAK) {
-		leak = (const struct ms_leak_snap *)cb->args[0];
-		n = ms_leak_snap_rows(leak);
-		header = ms_leak_snap_header(leak);
-		name = ms_leak_snap_file(leak);
+	view = (const struct ms_view *)cb->args[3];
+	if (view) {
+		n = view->rows((const void *)cb->args[0]);
+		header = view->header;
+		name = view->file;
 	} else {
 		it = (const struct ms_table_iter *)cb->args[0];
 		n = it->n;
@@ -416,7 +415,8 @@ static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 	for (; i < n; i++) {
 		struct nlattr *mark = (struct nlattr *)skb_tail_pointer(skb);
 
-		err = leak ? ms_genl_put_leak_row(skb, leak, i) : ms_genl_put_row(skb, it, i);
+		err = view ? ms_genl_put_view_row(skb, view, (const void *)cb->args[0], i) :
+			     ms_genl_put_row(skb, it, i);
 		if (err) {
 			nlmsg_trim(skb, mark);
 			break;
@@ -427,8 +427,10 @@ static int ms_genl_get_table(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int ms_genl_table_done(struct netlink_callback *cb)
 {
-	if (cb->args[3] == MS_GENL_DUMP_LEAK)
-		ms_leak_snap_free((struct ms_leak_snap *)cb->args[0]);
+	const struct ms_view *view = (const struct ms_view *)cb->args[3];
+
+	if (view)
+		view->free((void *)cb->args[0]);
 	else
 		ms_table_iter_free((struct ms_table_iter *)cb->args[0]);
 	cb->args[0] = 0;

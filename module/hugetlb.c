@@ -43,8 +43,12 @@ static struct ms_probe ms_hugetlb_probe = {
 	.unsupported = IS_ENABLED(CONFIG_HUGETLB_PAGE) ? NULL : "config_hugetlb_page_disabled",
 };
 
-int ms_hugetlb_init(void)
+static int ms_hugetlb_init(void)
 {
 	return ms_probe_add(&ms_hugetlb_probe) ?: ms_table_add(&ms_table_hugetlb_by_pid) ?:
 	       ms_stat_set_add(&ms_hugetlb_stats);
 }
+
+const struct ms_family ms_hugetlb_family = {
+	.init = ms_hugetlb_init,
+};

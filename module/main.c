@@ -47,7 +47,7 @@ MODULE_PARM_DESC(oom_ring_size, "OOM kills kept in the oom ring, and recoverable
 size_t ms_footprint(void)
 {
 	size_t bytes = ms_tables_bytes() + ms_events_bytes() + ms_pairs_bytes() +
-		       ms_leak_bytes() + ms_swres_bytes() + ms_probes_bytes();
+		       ms_families_bytes() + ms_probes_bytes();
 
 	/*
 	 * The loader reserves the whole .data..percpu section per CPU,
@@ -61,43 +61,68 @@ size_t ms_footprint(void)
 }
 
 /*
- * The families, each registering its probes and tables as it starts: this
- * order is the order of the `probes` file, of `version`'s tables and of
- * the table files, the contract's (docs/debugfs.md), where a newcomer goes
- * at the end.  So the per-cgroup tables, swap residency and allocstall,
+ * The families (their descriptors: struct ms_family), each registering
+ * its probes, tables and the rest as it starts: this order is the order
+ * of the `probes` file, of `version`'s tables, of the table files and of
+ * the stats, the contract's (docs/debugfs.md), where a newcomer goes at
+ * the end.  So the per-cgroup tables, swap residency and allocstall,
  * which came after the tools listed before them, register after them,
- * though their families came first.  @exit undoes @init, for a load that
- * fails later, and at unload (memscope_exit()): so the table outlives init
- * (__refconst), and its @init pointers are only called from memscope_init().
+ * though their families came first.
  */
-struct ms_family {
-	int (*init)(void);
-	void (*exit)(void);
-};
-
-static const struct ms_family ms_families[] __refconst = {
-	{ ms_faults_init },
-	{ ms_swapin_init },
-	{ ms_hugetlb_init },
-	{ ms_oom_init },
-	{ ms_vmscan_init },
-	{ ms_compaction_init },
-	{ ms_faults_cgroup_init },
-	{ ms_swapin_cgroup_init },
-	{ ms_memleak_init, ms_memleak_exit },
-	{ ms_slabtop_init },
-	{ ms_syscalls_init },
-	{ ms_ustacks_init },
-	{ ms_swres_init, ms_swres_exit },
-	{ ms_allocstall_init },
+static const struct ms_family *const ms_families[] = {
+	&ms_faults_family,
+	&ms_swapin_family,
+	&ms_hugetlb_family,
+	&ms_oom_family,
+	&ms_vmscan_family,
+	&ms_compaction_family,
+	&ms_faults_cgroup_family,
+	&ms_swapin_cgroup_family,
+	&ms_memleak_family,
+	&ms_slabtop_family,
+	&ms_syscalls_family,
+	&ms_ustacks_family,
+	&ms_swres_family,
+	&ms_allocstall_family,
 };
 
 /* The first @n families' exits, last first. */
 static void ms_families_exit(int n)
 {
 	while (n--)
-		if (ms_families[n].exit)
-			ms_families[n].exit();
+		if (ms_families[n]->exit)
+			ms_families[n]->exit();
+}
+
+/* What a reset clears beyond the stats, histograms, tables and rings. */
+void ms_families_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms_families); i++)
+		if (ms_families[i]->reset)
+			ms_families[i]->reset();
+}
+
+size_t ms_families_bytes(void)
+{
+	size_t bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms_families); i++)
+		if (ms_families[i]->bytes)
+			bytes += ms_families[i]->bytes();
+	return bytes;
+}
+
+/* Each family's lines of `version`, in the families' order. */
+void ms_families_version(struct seq_file *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms_families); i++)
+		if (ms_families[i]->version)
+			ms_families[i]->version(m);
 }
 
 static int __init memscope_init(void)
@@ -120,7 +145,7 @@ static int __init memscope_init(void)
 
 	/* Families only register their probes and tables here; nothing fires yet. */
 	for (i = 0; i < ARRAY_SIZE(ms_families); i++) {
-		err = ms_families[i].init();
+		err = ms_families[i]->init();
 		if (err)
 			goto err_families;
 	}

@@ -47,6 +47,8 @@
 #include <net/genetlink.h>
 
 #include "memscope.h"
+#include "compat/kmem.h"
+#include "uapi/memscope_genl.h"
 
 #define MS_MEMLEAK_STATS(X)						\
 	X(memleak_allocs, "Kernel allocations memleak's probes saw.") \
@@ -54,8 +56,15 @@
 	X(memleak_unknown_frees, "Frees of pointers memleak's table does not hold (allocated before enabling).") \
 	X(memleak_dropped, "Allocations that found no free slot in memleak's table.")
 MS_STAT_SET(memleak, MS_MEMLEAK_STATS);
-#include "compat/kmem.h"
-#include "uapi/memscope_genl.h"
+
+/* memleak's two views (view.c): a row per call site, or per allocation. */
+enum ms_leak_view { MS_LEAK_BY_SITE, MS_LEAK_EACH };
+struct ms_leak_snap;
+static struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view);
+static void ms_leak_snap_free(void *snap);
+static unsigned int ms_leak_snap_rows(const void *snap);
+static unsigned int ms_leak_snap_row(const void *snap, unsigned int i, char *name, size_t len,
+				     u64 v[MS_VIEW_COLS]);
 
 #define MS_LEAK_SEGS	256
 #define MS_LEAK_REACH	16
@@ -274,7 +283,7 @@ static void ms_leak_del(unsigned long ptr)
 }
 
 /* Forget everything: at enable, and on `reset`. */
-void ms_leak_clear(void)
+static void ms_leak_clear(void)
 {
 	unsigned long flags;
 	unsigned int s;
@@ -432,7 +441,7 @@ static struct ms_probe *const ms_leak_alloc_probes[] = {
 };
 
 /* Whether any allocation is being recorded: memleak's reports run while so. */
-bool ms_leak_on(void)
+static bool ms_leak_on(void)
 {
 	unsigned int i;
 
@@ -443,13 +452,13 @@ bool ms_leak_on(void)
 }
 
 /* memleak_sample, clamped: for `version`. */
-unsigned int ms_leak_sample_rate(void)
+static unsigned int ms_leak_sample_rate(void)
 {
 	return ms_leak_sample;
 }
 
 /* Slots in memleak's table: memleak_size, clamped, a power of two. */
-unsigned int ms_leak_size(void)
+static unsigned int ms_leak_size(void)
 {
 	return roundup_pow_of_two(clamp(memleak_size, 4096U, 1U << 22));
 }
@@ -493,7 +502,7 @@ static void ms_leak_report_kick(void)
 struct ms_leak_msg {
 	u64 report, time_ns;
 	unsigned int rank;
-	u64 v[MS_LEAK_COLS];
+	u64 v[MS_VIEW_COLS];
 	char site[KSYM_SYMBOL_LEN];
 	char line[KSYM_SYMBOL_LEN + 160];
 };
@@ -512,7 +521,7 @@ static const struct ms_field_desc ms_leak_msg_fields[] = {
 };
 
 /* The group's messages; events_format gives them as "memleak". */
-const struct ms_record_desc ms_leak_report_desc = {
+static const struct ms_record_desc ms_leak_report_desc = {
 	.name = "memleak",
 	MS_FIELDS(ms_leak_msg_fields),
 };
@@ -582,91 +591,9 @@ again:
 	ms_leak_report_kick();
 }
 
-size_t ms_leak_bytes(void)
+static size_t ms_leak_bytes(void)
 {
 	return (size_t)ms_leak_size() * sizeof(struct ms_leak);
-}
-
-int ms_memleak_init(void)
-{
-	/* Frees before allocations: attached in this order, detached in reverse. */
-	static struct ms_probe *const ms_leak_probes[] = {
-		&ms_kfree_probe, &ms_kmem_cache_free_probe, &ms_mm_page_free_probe,
-		&ms_percpu_free_percpu_probe, &ms_kmalloc_probe, &ms_kmem_cache_alloc_probe,
-		&ms_kmalloc_node_probe, &ms_kmem_cache_alloc_node_probe,
-		&ms_mm_page_alloc_probe, &ms_percpu_alloc_percpu_probe,
-	};
-	unsigned int n = ms_leak_size();
-	unsigned int i;
-	int s, err;
-
-	/* The README's footprint formula counts 64 bytes a slot. */
-	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct ms_leak) != 64);
-
-	for (s = 0; s < MS_LEAK_SEGS; s++)
-		raw_spin_lock_init(&ms_leak_segs[s].lock);
-	ms_leak_seg_size = n / MS_LEAK_SEGS;
-	ms_leaks = vzalloc(array_size(n, sizeof(*ms_leaks)));
-	if (!ms_leaks)
-		return -ENOMEM;
-	/*
-	 * The table holds a pointer to every allocation it tracks: were
-	 * kmemleak to scan it, no tracked allocation would ever look leaked.
-	 */
-	kmemleak_no_scan(ms_leaks);
-	/* Frees first: probes attach in the order they were added. */
-	ms_kfree_probe.before_attach = ms_leak_clear;
-	if (MS_KMEM_NODE_MERGED) {
-		/* 6.1 merged the _node events into kmalloc and kmem_cache_alloc. */
-		ms_kmalloc_node_probe.unsupported = "merged_into_kmalloc";
-		ms_kmem_cache_alloc_node_probe.unsupported = "merged_into_kmem_cache_alloc";
-	}
-	ms_leak_sample = clamp(memleak_sample, 1U, 65536U);
-	if (!MS_HAVE_PERCPU_EVENTS) {
-		ms_percpu_alloc_percpu_probe.unsupported = "no_percpu_tracepoints";
-		ms_percpu_free_percpu_probe.unsupported = "no_percpu_tracepoints";
-	}
-	/* The probes file names them page_alloc, percpu_alloc and so on. */
-	ms_mm_page_alloc_probe.name = "page_alloc";
-	ms_mm_page_free_probe.name = "page_free";
-	ms_percpu_alloc_percpu_probe.name = "percpu_alloc";
-	ms_percpu_free_percpu_probe.name = "percpu_free";
-	if (memleak) {
-		ms_mm_page_alloc_probe.default_off = false;
-		ms_mm_page_free_probe.default_off = false;
-		ms_percpu_alloc_percpu_probe.default_off = false;
-		ms_percpu_free_percpu_probe.default_off = false;
-		ms_kfree_probe.default_off = false;
-		ms_kmem_cache_free_probe.default_off = false;
-		ms_kmalloc_probe.default_off = false;
-		ms_kmem_cache_alloc_probe.default_off = false;
-		ms_kmalloc_node_probe.default_off = false;
-		ms_kmem_cache_alloc_node_probe.default_off = false;
-	}
-	/* Attaching an allocation probe starts the reports (ms_leak_on()). */
-	for (i = 0; i < ARRAY_SIZE(ms_leak_alloc_probes); i++)
-		ms_leak_alloc_probes[i]->after_attach = ms_leak_report_kick;
-	spin_lock(&ms_leak_report_lock);
-	ms_leak_reporting = true;
-	spin_unlock(&ms_leak_report_lock);
-	ms_leak_group = ms_genl_group_add(MEMSCOPE_MCGRP_MEMLEAK);
-	err = ms_leak_group < 0 ? ms_leak_group :
-	      ms_probe_add_all(ms_leak_probes, ARRAY_SIZE(ms_leak_probes)) ?:
-	      ms_stat_set_add(&ms_memleak_stats);
-	if (err)
-		ms_memleak_exit();
-	return err;
-}
-
-/* Called after every probe is gone: the report stops, then the table goes. */
-void ms_memleak_exit(void)
-{
-	spin_lock(&ms_leak_report_lock);
-	ms_leak_reporting = false;
-	spin_unlock(&ms_leak_report_lock);
-	cancel_delayed_work_sync(&ms_leak_report_work);
-	vfree(ms_leaks);
-	ms_leaks = NULL;
 }
 
 /* --- the memleak file: one row per call site, largest first ------------- */
@@ -801,7 +728,7 @@ static unsigned long ms_frames_site(const unsigned long *frames, enum ms_leak_ki
  * is what BCC's memleak -o filters: an old leak and the young allocations
  * of the same site that are still in use tell apart only there.
  */
-struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view)
+static struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view)
 {
 	unsigned int total = ms_leak_seg_size * MS_LEAK_SEGS, s, i, n = 0, np = 0, out;
 	struct ms_leak_snap *snap;
@@ -889,75 +816,24 @@ static void ms_leak_site_name(char *buf, size_t len, unsigned long site)
 		memmove(sp, sp + 1, strlen(sp + 1) + 1);
 }
 
-static void *ms_leak_start(struct seq_file *m, loff_t *pos)
-{
-	struct ms_leak_snap *snap = m->private;
-
-	if (*pos == 0)
-		return SEQ_START_TOKEN;
-	return *pos <= snap->n ? &snap->s[*pos - 1] : NULL;
-}
-
-static void *ms_leak_next(struct seq_file *m, void *v, loff_t *pos)
-{
-	++*pos;
-	return ms_leak_start(m, pos);
-}
-
-static void ms_leak_stop(struct seq_file *m, void *v)
-{
-}
-
-void ms_leak_snap_free(struct ms_leak_snap *snap)
+static void ms_leak_snap_free(void *snap)
 {
 	kvfree(snap);
 }
 
-unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap)
+static unsigned int ms_leak_snap_rows(const void *snap)
 {
-	return snap->n;
-}
-
-static const struct {
-	const char *file, *header;
-} ms_leak_views[MS_NR_LEAK_VIEWS] = {
-	[MS_LEAK_BY_SITE] = { "memleak", "# site allocs bytes oldest_ms" },
-	[MS_LEAK_EACH] = { "memleak_allocations", "# site bytes age_ms" },
-};
-
-/* The view a file (or netlink dump) of this name shows, or -ENOENT. */
-int ms_leak_view(const char *file)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ms_leak_views); i++)
-		if (!strcmp(ms_leak_views[i].file, file))
-			return i;
-	return -ENOENT;
-}
-
-const char *ms_leak_file(enum ms_leak_view view)
-{
-	return ms_leak_views[view].file;
-}
-
-const char *ms_leak_snap_file(const struct ms_leak_snap *snap)
-{
-	return ms_leak_file(snap->view);
-}
-
-const char *ms_leak_snap_header(const struct ms_leak_snap *snap)
-{
-	return ms_leak_views[snap->view].header;
+	return ((const struct ms_leak_snap *)snap)->n;
 }
 
 /*
  * Row @i as the file shows it: the site's token; then allocs, bytes,
  * oldest_ms (by site) or bytes, age_ms (each).  Returns the columns.
  */
-unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
-			      size_t len, u64 v[MS_LEAK_COLS])
+static unsigned int ms_leak_snap_row(const void *p, unsigned int i, char *name, size_t len,
+				     u64 v[MS_VIEW_COLS])
 {
+	const struct ms_leak_snap *snap = p;
 	const struct ms_leak_site *s = &snap->s[i];
 	u64 age = jiffies_to_msecs(snap->now - s->oldest);
 
@@ -973,53 +849,126 @@ unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, c
 	return 3;
 }
 
-static int ms_leak_show(struct seq_file *m, void *v)
+static void *ms_leak_view_snapshot(const struct ms_view *v)
 {
-	struct ms_leak_snap *snap = m->private;
-	char name[KSYM_SYMBOL_LEN];
-	u64 c[MS_LEAK_COLS];
-	unsigned int n, j;
-
-	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, "%s\n", ms_leak_snap_header(snap));
-		return 0;
-	}
-	n = ms_leak_snap_row(snap, (struct ms_leak_site *)v - snap->s, name, sizeof(name), c);
-	seq_puts(m, name);
-	for (j = 0; j < n; j++)
-		seq_printf(m, " %llu", c[j]);
-	seq_putc(m, '\n');
-	return 0;
+	return ms_leak_snapshot(v->arg);
 }
 
-static const struct seq_operations ms_leak_seq_ops = {
-	.start = ms_leak_start,
-	.next = ms_leak_next,
-	.stop = ms_leak_stop,
-	.show = ms_leak_show,
+static struct ms_view ms_leak_by_site_view = {
+	.file = "memleak",
+	.header = "# site allocs bytes oldest_ms",
+	.arg = MS_LEAK_BY_SITE,
+	.snapshot = ms_leak_view_snapshot,
+	.free = ms_leak_snap_free,
+	.rows = ms_leak_snap_rows,
+	.row = ms_leak_snap_row,
 };
 
-int ms_leak_open(struct file *file, enum ms_leak_view view)
-{
-	struct ms_leak_snap *snap = ms_leak_snapshot(view);
-	int err;
+static struct ms_view ms_leak_each_view = {
+	.file = "memleak_allocations",
+	.header = "# site bytes age_ms",
+	.arg = MS_LEAK_EACH,
+	.snapshot = ms_leak_view_snapshot,
+	.free = ms_leak_snap_free,
+	.rows = ms_leak_snap_rows,
+	.row = ms_leak_snap_row,
+};
 
-	if (!snap)
+/* ---- the family ---------------------------------------------------------- */
+
+static void ms_leak_version(struct seq_file *m)
+{
+	seq_printf(m, "memleak_size %u memleak_sample %u\n", ms_leak_size(),
+		   ms_leak_sample_rate());
+}
+
+/* Called after every probe is gone: the report stops, then the table goes. */
+static void ms_memleak_exit(void)
+{
+	spin_lock(&ms_leak_report_lock);
+	ms_leak_reporting = false;
+	spin_unlock(&ms_leak_report_lock);
+	cancel_delayed_work_sync(&ms_leak_report_work);
+	vfree(ms_leaks);
+	ms_leaks = NULL;
+}
+
+static int ms_memleak_init(void)
+{
+	/* Frees before allocations: attached in this order, detached in reverse. */
+	static struct ms_probe *const ms_leak_probes[] = {
+		&ms_kfree_probe, &ms_kmem_cache_free_probe, &ms_mm_page_free_probe,
+		&ms_percpu_free_percpu_probe, &ms_kmalloc_probe, &ms_kmem_cache_alloc_probe,
+		&ms_kmalloc_node_probe, &ms_kmem_cache_alloc_node_probe,
+		&ms_mm_page_alloc_probe, &ms_percpu_alloc_percpu_probe,
+	};
+	unsigned int n = ms_leak_size();
+	unsigned int i;
+	int s, err;
+
+	/* The README's footprint formula counts 64 bytes a slot. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct ms_leak) != 64);
+
+	for (s = 0; s < MS_LEAK_SEGS; s++)
+		raw_spin_lock_init(&ms_leak_segs[s].lock);
+	ms_leak_seg_size = n / MS_LEAK_SEGS;
+	ms_leaks = vzalloc(array_size(n, sizeof(*ms_leaks)));
+	if (!ms_leaks)
 		return -ENOMEM;
-	err = seq_open(file, &ms_leak_seq_ops);
-	if (err) {
-		ms_leak_snap_free(snap);
-		return err;
+	/*
+	 * The table holds a pointer to every allocation it tracks: were
+	 * kmemleak to scan it, no tracked allocation would ever look leaked.
+	 */
+	kmemleak_no_scan(ms_leaks);
+	/* Frees first: probes attach in the order they were added. */
+	ms_kfree_probe.before_attach = ms_leak_clear;
+	if (MS_KMEM_NODE_MERGED) {
+		/* 6.1 merged the _node events into kmalloc and kmem_cache_alloc. */
+		ms_kmalloc_node_probe.unsupported = "merged_into_kmalloc";
+		ms_kmem_cache_alloc_node_probe.unsupported = "merged_into_kmem_cache_alloc";
 	}
-	((struct seq_file *)file->private_data)->private = snap;
-	return 0;
+	ms_leak_sample = clamp(memleak_sample, 1U, 65536U);
+	if (!MS_HAVE_PERCPU_EVENTS) {
+		ms_percpu_alloc_percpu_probe.unsupported = "no_percpu_tracepoints";
+		ms_percpu_free_percpu_probe.unsupported = "no_percpu_tracepoints";
+	}
+	/* The probes file names them page_alloc, percpu_alloc and so on. */
+	ms_mm_page_alloc_probe.name = "page_alloc";
+	ms_mm_page_free_probe.name = "page_free";
+	ms_percpu_alloc_percpu_probe.name = "percpu_alloc";
+	ms_percpu_free_percpu_probe.name = "percpu_free";
+	if (memleak) {
+		ms_mm_page_alloc_probe.default_off = false;
+		ms_mm_page_free_probe.default_off = false;
+		ms_percpu_alloc_percpu_probe.default_off = false;
+		ms_percpu_free_percpu_probe.default_off = false;
+		ms_kfree_probe.default_off = false;
+		ms_kmem_cache_free_probe.default_off = false;
+		ms_kmalloc_probe.default_off = false;
+		ms_kmem_cache_alloc_probe.default_off = false;
+		ms_kmalloc_node_probe.default_off = false;
+		ms_kmem_cache_alloc_node_probe.default_off = false;
+	}
+	/* Attaching an allocation probe starts the reports (ms_leak_on()). */
+	for (i = 0; i < ARRAY_SIZE(ms_leak_alloc_probes); i++)
+		ms_leak_alloc_probes[i]->after_attach = ms_leak_report_kick;
+	spin_lock(&ms_leak_report_lock);
+	ms_leak_reporting = true;
+	spin_unlock(&ms_leak_report_lock);
+	ms_leak_group = ms_genl_group_add(MEMSCOPE_MCGRP_MEMLEAK);
+	err = ms_leak_group < 0 ? ms_leak_group :
+	      ms_probe_add_all(ms_leak_probes, ARRAY_SIZE(ms_leak_probes)) ?:
+	      ms_stat_set_add(&ms_memleak_stats) ?: ms_view_add(&ms_leak_by_site_view) ?:
+	      ms_view_add(&ms_leak_each_view) ?: ms_message_add(&ms_leak_report_desc);
+	if (err)
+		ms_memleak_exit();
+	return err;
 }
 
-int ms_leak_release(struct inode *inode, struct file *file)
-{
-	struct seq_file *m = file->private_data;
-
-	ms_leak_snap_free(m->private);
-	return seq_release(inode, file);
-}
-
+const struct ms_family ms_memleak_family = {
+	.init = ms_memleak_init,
+	.exit = ms_memleak_exit,
+	.reset = ms_leak_clear,
+	.bytes = ms_leak_bytes,
+	.version = ms_leak_version,
+};

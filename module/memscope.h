@@ -40,6 +40,25 @@ static __always_inline u32 ms_hash_64(u64 val, unsigned int bits)
 	return val * 0x61C8864680B583EBULL >> (64 - bits);
 }
 
+/*
+ * The registries (probes, tables, views, stats, histograms, event types,
+ * groups) are arrays with a cap fixed when the module is built, filled
+ * by the families at load.  Append @item to @arr, of which @n are used:
+ * 0, or -ENOSPC when it is full, after an error that names the cap.
+ */
+#define ms_register(arr, n, item, what, name) ({			\
+	int __err = 0;							\
+									\
+	if ((n) < ARRAY_SIZE(arr)) {					\
+		(arr)[(n)++] = (item);					\
+	} else {							\
+		pr_err("memscope: %s %s: %s holds %zu at most; raise its cap in memscope.h\n", \
+		       what, name, #arr, ARRAY_SIZE(arr));		\
+		__err = -ENOSPC;					\
+	}								\
+	__err;								\
+})
+
 /* Module parameters (main.c). */
 extern unsigned int ms_table_size;
 extern unsigned int ms_ustack_depth;
@@ -627,6 +646,7 @@ size_t ms_events_bytes(void);
 int ms_ring_show(struct seq_file *m, const struct ms_event_type *t);
 int ms_event_line(char *b, size_t len, const struct ms_event *ev);
 int ms_events_format_show(struct seq_file *m);
+int ms_message_add(const struct ms_record_desc *d);
 extern const struct file_operations ms_events_fops;
 extern const struct ms_proc_ops ms_events_proc_ops;
 
@@ -666,16 +686,63 @@ static inline bool ms_pair_end(struct ms_pair *p, u64 now, u64 *latency)
 size_t ms_pairs_bytes(void);
 
 /*
- * Families.  Each registers its probes and tables from its init function
- * (ms_probe_add(), ms_table_add()); main.c calls them in the order of the
- * files.
+ * Views (view.c): rows a family computes from its own data at each read,
+ * where a table's rows are counted in place (memleak's, by site and by
+ * allocation).  A family defines its views and registers them from its
+ * init (ms_view_add()); each is a file, and a netlink dump as a table's.
+ * @snapshot takes what one open (or dump) shows, NULL without memory;
+ * @row gives row @i's name and numbers, and returns how many numbers.
  */
-int ms_faults_init(void);
-int ms_faults_cgroup_init(void);
-int ms_memleak_init(void);
-void ms_memleak_exit(void);
-void ms_leak_clear(void);
-size_t ms_leak_bytes(void);
+#define MS_VIEW_COLS	3
+#define MS_MAX_VIEWS	8
+
+struct ms_view {
+	const char *file;
+	const char *header;		/* "# site allocs bytes oldest_ms" */
+	unsigned int arg;		/* the family's, for @snapshot */
+	void *(*snapshot)(const struct ms_view *v);
+	void (*free)(void *snap);
+	unsigned int (*rows)(const void *snap);
+	unsigned int (*row)(const void *snap, unsigned int i, char *name, size_t len,
+			    u64 v[MS_VIEW_COLS]);
+};
+
+extern struct ms_view *ms_views[MS_MAX_VIEWS];
+extern unsigned int ms_nr_views;
+int ms_view_add(struct ms_view *v);
+struct ms_view *ms_view_find(const char *file);
+int ms_view_open(struct file *file, const struct ms_view *v);
+int ms_view_release(struct inode *inode, struct file *file);
+
+/*
+ * Families: each tool family's file exports one descriptor, which main.c's
+ * ms_families[] lists in the order of the `probes` file.  @init registers
+ * the family's probes, tables, stats, histograms, event types, pairs,
+ * views and groups, and allocates what they need, before anything can
+ * fire; @exit undoes it (a load that fails later, and unload).  The rest
+ * is optional: @reset clears the family's own data at a `reset` (the
+ * core clears stats, histograms, tables and rings), @bytes is what it
+ * allocated at load (for the footprint), @version writes its lines of
+ * the `version` file.  A descriptor whose @init is __init is __refconst:
+ * that pointer is only called from memscope_init().
+ */
+struct ms_family {
+	int (*init)(void);
+	void (*exit)(void);
+	void (*reset)(void);
+	size_t (*bytes)(void);
+	void (*version)(struct seq_file *m);
+};
+
+extern const struct ms_family ms_faults_family, ms_faults_cgroup_family, ms_swapin_family,
+	ms_swapin_cgroup_family, ms_swres_family, ms_hugetlb_family, ms_oom_family,
+	ms_vmscan_family, ms_allocstall_family, ms_compaction_family, ms_memleak_family,
+	ms_slabtop_family, ms_syscalls_family, ms_ustacks_family;
+
+void ms_families_reset(void);
+size_t ms_families_bytes(void);
+void ms_families_version(struct seq_file *m);
+
 int ms_self_begin(void);
 void ms_self_end(int slot);
 /* An allocation of memscope's own that memleak must not see (memleak.c). */
@@ -685,43 +752,6 @@ void ms_self_end(int slot);
 	ms_self_end(__ms_slot);				\
 	__ms_p;						\
 })
-unsigned int ms_leak_size(void);
-bool ms_leak_on(void);
-unsigned int ms_leak_sample_rate(void);
-/* memleak's tables, a snapshot as the files' (memleak.c). */
-enum ms_leak_view {
-	MS_LEAK_BY_SITE,	/* memleak: a row per call site */
-	MS_LEAK_EACH,		/* memleak_allocations: a row per allocation */
-	MS_NR_LEAK_VIEWS,
-};
-#define MS_LEAK_COLS 3
-int ms_leak_open(struct file *file, enum ms_leak_view view);
-int ms_leak_release(struct inode *inode, struct file *file);
-struct ms_leak_snap;
-struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view);
-void ms_leak_snap_free(struct ms_leak_snap *snap);
-unsigned int ms_leak_snap_rows(const struct ms_leak_snap *snap);
-int ms_leak_view(const char *file);
-const char *ms_leak_file(enum ms_leak_view view);
-const char *ms_leak_snap_file(const struct ms_leak_snap *snap);
-const char *ms_leak_snap_header(const struct ms_leak_snap *snap);
-unsigned int ms_leak_snap_row(const struct ms_leak_snap *snap, unsigned int i, char *name,
-			      size_t len, u64 v[MS_LEAK_COLS]);
-const char *ms_fault_hook(void);
-int ms_swapin_init(void);
-int ms_swapin_cgroup_init(void);
-int ms_swres_init(void);
-void ms_swres_exit(void);
-unsigned int ms_swres_size(void);
-size_t ms_swres_bytes(void);
-int ms_hugetlb_init(void);
-int ms_oom_init(void);
-int ms_vmscan_init(void);
-int ms_allocstall_init(void);
-int ms_compaction_init(void);
-int ms_slabtop_init(void);
-int ms_syscalls_init(void);
-int ms_ustacks_init(void);
 
 /* Front end: debugfs, or procfs with procfs=1. */
 int ms_fs_init(void);
@@ -755,6 +785,5 @@ int ms_genl_notify(int group, u8 cmd, size_t size,
 		   int (*fill)(struct sk_buff *skb, void *arg), void *arg);
 bool ms_genl_listening(int group);
 int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, const void *rec);
-extern const struct ms_record_desc ms_leak_report_desc;
 
 #endif /* _MEMSCOPE_H */

@@ -358,8 +358,12 @@ static struct ms_event_type ms_oom_events = {
 	.recover = true,	/* never lost behind other events (events.c) */
 };
 
-int ms_oom_init(void)
+static int ms_oom_init(void)
 {
 	return ms_probe_add(&ms_oom_kill_probe) ?: ms_probe_add(ms_oom_mark_probe) ?:
 	       ms_stat_set_add(&ms_oom_stats) ?: ms_event_type_add(&ms_oom_events);
 }
+
+const struct ms_family ms_oom_family = {
+	.init = ms_oom_init,
+};

@@ -261,7 +261,7 @@ out:
 	return ret;
 }
 
-int __init ms_slabtop_init(void)
+static int __init ms_slabtop_init(void)
 {
 	const bool tp = MS_SLAB_BY_TRACEPOINT;
 	struct ms_probe *const probes[] = {
@@ -296,3 +296,7 @@ int __init ms_slabtop_init(void)
 			"the cache name was not found in struct kmem_cache");
 	return ms_probe_add_all(probes, ARRAY_SIZE(probes)) ?: ms_table_add(&ms_table_slab);
 }
+
+const struct ms_family ms_slabtop_family __refconst = {
+	.init = ms_slabtop_init,
+};

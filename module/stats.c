@@ -46,18 +46,12 @@ static struct ms_stat_set ms_core_stats = {
 };
 
 /* The families' sets, in registration order; the core's is shown last. */
-static struct ms_stat_set *ms_stat_sets[MS_MAX_STAT_SETS + 1];
+static struct ms_stat_set *ms_stat_sets[MS_MAX_STAT_SETS];
 static unsigned int ms_nr_stat_sets;
 
 int ms_stat_set_add(struct ms_stat_set *set)
 {
-	if (ms_nr_stat_sets == MS_MAX_STAT_SETS) {
-		pr_err("memscope: stats %s: more than MS_MAX_STAT_SETS (%d) sets; raise it\n",
-		       set->names[0], MS_MAX_STAT_SETS);
-		return -ENOSPC;
-	}
-	ms_stat_sets[ms_nr_stat_sets++] = set;
-	return 0;
+	return ms_register(ms_stat_sets, ms_nr_stat_sets, set, "stat set", set->names[0]);
 }
 
 /* Every set, the core's last: @i counts from 0. */
@@ -175,13 +169,7 @@ unsigned int ms_nr_hists;
 
 int ms_hist_register(struct ms_hist *h)
 {
-	if (ms_nr_hists == ARRAY_SIZE(ms_hists)) {
-		pr_err("memscope: histogram %s: more than MS_MAX_HISTS (%zu); raise it\n",
-		       h->name, ARRAY_SIZE(ms_hists));
-		return -ENOSPC;
-	}
-	ms_hists[ms_nr_hists++] = h;
-	return 0;
+	return ms_register(ms_hists, ms_nr_hists, h, "histogram", h->name);
 }
 
 struct ms_hist *ms_hist_find(const char *name)

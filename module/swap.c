@@ -244,12 +244,12 @@ static void ms_swres_stats_now(u64 *v)
 	v[MS_swap_residency_sample] = ms_swres_sample();
 }
 
-unsigned int ms_swres_size(void)
+static unsigned int ms_swres_size(void)
 {
 	return roundup_pow_of_two(clamp(swap_residency_size, 1024U, 1U << 22));
 }
 
-size_t ms_swres_bytes(void)
+static size_t ms_swres_bytes(void)
 {
 	return (size_t)ms_swres_size() * sizeof(struct ms_swres);
 }
@@ -685,7 +685,7 @@ static struct ms_probe ms_swapout_owner_probe = {
 };
 
 /* swapin: swap-ins by process, and those served by zswap taken back. */
-int ms_swapin_init(void)
+static int ms_swapin_init(void)
 {
 	/* zswap_load() sleeps on the compressor's mutex: room for sleepers. */
 	ms_zswap_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
@@ -698,14 +698,24 @@ int ms_swapin_init(void)
 	       ms_table_add(&ms_table_swapins_by_pid) ?: ms_stat_set_add(&ms_swapin_stats);
 }
 
+const struct ms_family ms_swapin_family = {
+	.init = ms_swapin_init,
+};
+
 /* The per-cgroup table came after the other tools' tables: main.c lists it later. */
-int ms_swapin_cgroup_init(void)
+static int ms_swapin_cgroup_init(void)
 {
 	return ms_table_add(&ms_table_swapins_by_cgroup);
 }
 
+const struct ms_family ms_swapin_cgroup_family = {
+	.init = ms_swapin_cgroup_init,
+};
+
+static void ms_swres_exit(void);
+
 /* swapin --residency: every swap-out's entry, until it is read or freed. */
-int ms_swres_init(void)
+static int ms_swres_init(void)
 {
 	static struct ms_probe *const probes[] = {
 		&ms_swapout_probe, &ms_swapout_zswap_probe, &ms_swapout_owner_probe,
@@ -744,8 +754,20 @@ int ms_swres_init(void)
 	return err;
 }
 
-void ms_swres_exit(void)
+static void ms_swres_exit(void)
 {
 	vfree(ms_swres);
 	ms_swres = NULL;
 }
+
+static void ms_swres_version(struct seq_file *m)
+{
+	seq_printf(m, "swap_residency_size %u\n", ms_swres_size());
+}
+
+const struct ms_family ms_swres_family = {
+	.init = ms_swres_init,
+	.exit = ms_swres_exit,
+	.bytes = ms_swres_bytes,
+	.version = ms_swres_version,
+};

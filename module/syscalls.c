@@ -371,10 +371,14 @@ static struct ms_probe ms_shm_probe = {
 	.tp_func = ms_shm_exit, .family = "shmsnoop",
 };
 
-int __init ms_syscalls_init(void)
+static int __init ms_syscalls_init(void)
 {
 	ms_mmap_probe.default_off = !mmapsnoop;
 	ms_shm_probe.default_off = !shmsnoop;
 	return ms_probe_add(&ms_mmap_probe) ?: ms_probe_add(&ms_shm_probe) ?:
 	       ms_event_type_add(&ms_mmap_events) ?: ms_event_type_add(&ms_shm_events);
 }
+
+const struct ms_family ms_syscalls_family __refconst = {
+	.init = ms_syscalls_init,
+};

@@ -57,13 +57,7 @@ unsigned int ms_nr_tables;
  */
 int ms_table_add(struct ms_table *t)
 {
-	if (ms_nr_tables == ARRAY_SIZE(ms_tables)) {
-		pr_err("memscope: table %s: more than MS_MAX_TABLES (%zu) tables; raise it\n",
-		       t->file, ARRAY_SIZE(ms_tables));
-		return -ENOSPC;
-	}
-	ms_tables[ms_nr_tables++] = t;
-	return 0;
+	return ms_register(ms_tables, ms_nr_tables, t, "table", t->file);
 }
 
 /* The table whose file is @file, or NULL. */

@@ -173,7 +173,13 @@ static struct ms_probe ms_brk_probe = {
 	.tp_func = ms_brk_exit, .family = "brkstack",
 };
 
-int __init ms_ustacks_init(void)
+/* Frames kept per stack, the ustack_depth parameter (main.c). */
+static void ms_ustacks_version(struct seq_file *m)
+{
+	seq_printf(m, "ustack_depth %u\n", ms_ustack_depth);
+}
+
+static int __init ms_ustacks_init(void)
 {
 	if (!MS_HAVE_USTACK_WALK) {
 		ms_fault_stack_probe.unsupported = "no user stack walker for this architecture";
@@ -184,3 +190,8 @@ int __init ms_ustacks_init(void)
 	return ms_probe_add(&ms_fault_stack_probe) ?: ms_probe_add(&ms_brk_probe) ?:
 	       ms_table_add(&ms_table_faults_by_stack) ?: ms_table_add(&ms_table_brk_by_stack);
 }
+
+const struct ms_family ms_ustacks_family __refconst = {
+	.init = ms_ustacks_init,
+	.version = ms_ustacks_version,
+};

@@ -303,7 +303,7 @@ static struct ms_probe ms_allocstall_probe = {
 	MS_NEEDS_MEMCG,
 };
 
-int ms_vmscan_init(void)
+static int ms_vmscan_init(void)
 {
 	unsigned int i;
 	int err = 0;
@@ -319,8 +319,16 @@ int ms_vmscan_init(void)
 	       ms_hist_register(&ms_hist_shrink_slab_ns);
 }
 
+const struct ms_family ms_vmscan_family = {
+	.init = ms_vmscan_init,
+};
+
 /* allocstall came after the other tools: its probe is listed after theirs. */
-int ms_allocstall_init(void)
+static int ms_allocstall_init(void)
 {
 	return ms_probe_add(&ms_allocstall_probe);
 }
+
+const struct ms_family ms_allocstall_family = {
+	.init = ms_allocstall_init,
+};

@@ -69,6 +69,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	hist_raw/*) echo "^(# count $N sum $N|# lo hi count|$N $N $N)\$" ;;
 	events_format) echo "^[a-z_]+( [a-z_0-9]+:(uint|int|hex|bool|str)(:$N)?)+\$" ;;
 	table_reuse) echo "^(# table rows events|[a-z_]+ $N $N)\$" ;;
+	stats_format) echo "^[a-z_0-9]+ (counter|gauge) [A-Za-z0-9_/(),.:;' -]+\$" ;;
 	*) fail "no grammar for $1" ;;
 	esac
 }

@@ -64,10 +64,11 @@ size_t ms_footprint(void)
  * The families (their descriptors: struct ms_family), each registering
  * its probes, tables and the rest as it starts: this order is the order
  * of the `probes` file, of `version`'s tables, of the table files and of
- * the stats, the contract's (docs/debugfs.md), where a newcomer goes at
- * the end.  So the per-cgroup tables, swap residency and allocstall,
- * which came after the tools listed before them, register after them,
- * though their families came first.
+ * the stats.  Programs read those by name (docs/debugfs.md), and a new
+ * probe, table or stat comes among its family's.  The per-cgroup tables,
+ * swap residency and allocstall, which came after the tools listed
+ * before them when the order was by age, register after them, though
+ * their families came first, so that those lines keep their places.
  */
 static const struct ms_family *const ms_families[] = {
 	&ms_faults_family,

@@ -42,14 +42,20 @@ struct ms_view_iter {
 	unsigned int n;
 };
 
-/* Position 0 is the header; row i is at i + 1. */
+/*
+ * Position 0 is the header, SEQ_START_TOKEN; row i is at position i + 1,
+ * and its cursor is i + 2, which is never SEQ_START_TOKEN's 1 nor NULL.
+ */
+#define MS_VIEW_CURSOR(i)	((void *)(uintptr_t)((i) + 2))
+#define MS_VIEW_ROW(v)		((unsigned int)((uintptr_t)(v) - 2))
+
 static void *ms_view_start(struct seq_file *m, loff_t *pos)
 {
 	struct ms_view_iter *it = m->private;
 
 	if (*pos == 0)
 		return SEQ_START_TOKEN;
-	return *pos <= it->n ? (void *)(uintptr_t)*pos : NULL;
+	return *pos <= it->n ? MS_VIEW_CURSOR(*pos - 1) : NULL;
 }
 
 static void *ms_view_next(struct seq_file *m, void *v, loff_t *pos)
@@ -73,7 +79,7 @@ static int ms_view_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s\n", it->view->header);
 		return 0;
 	}
-	n = it->view->row(it->snap, (uintptr_t)v - 1, name, sizeof(name), c);
+	n = it->view->row(it->snap, MS_VIEW_ROW(v), name, sizeof(name), c);
 	seq_puts(m, name);
 	for (j = 0; j < n; j++)
 		seq_printf(m, " %llu", c[j]);

@@ -94,6 +94,7 @@ insmod "$LEAK" kmallocs=100 kfrees=40 cache_allocs=30 cache_frees=10 \
 	pages0=8 pfrees0=3 pages2=4 pfrees2=1 pcpus=6 pcpufrees=2 irqobjs=50 || fail "insmod $LEAK"
 cat $D/memleak > /tmp/t23.leak
 expect_eq "header" "$(head -n 1 /tmp/t23.leak)" "# site allocs bytes oldest_ms"
+expect_eq "header lines" "$(grep -c '^#' /tmp/t23.leak)" 1
 row() { awk -v s="$1" 'index($1, s "+") == 1 { print $2, $3 }' /tmp/t23.leak; }
 expect_eq "msleak_kmalloc_site: allocations, bytes" "$(row msleak_kmalloc_site)" "60 15360"
 expect_eq "msleak_cache_site: allocations, bytes" "$(row msleak_cache_site)" "20 4000"

@@ -917,49 +917,77 @@ static void closing(struct an_ctx *c)
 			 c->no_module);
 }
 
+/*
+ * Find the module, which is optional: c->module, or c->no_module saying
+ * why not.  -1 only where it is there but unusable (another format).
+ */
+static int find_module(struct an_ctx *c, const char *dir)
+{
+	char path[4096];
+	int e1 = 0, e2 = 0;
+
+	if (ms_nl_on()) {
+		c->no_module = ms_nl_absent();
+		if (!c->no_module && ms_check_format())
+			return -1;
+		c->module = !c->no_module;
+		return 0;
+	}
+	if (dir || getenv("MEMSCOPE_DIR")) {
+		if (ms_locate_dir(dir) || ms_check_format())
+			return -1;
+		c->module = true;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/stats", MS_DEBUGFS_DIR);
+	if (access(path, R_OK))
+		e1 = errno;
+	snprintf(path, sizeof(path), "%s/stats", MS_PROCFS_DIR);
+	if (e1 && access(path, R_OK))
+		e2 = errno;
+	if (e1 && e2) {
+		/* Loaded but closed to us, or not loaded at all. */
+		c->no_module = !access("/sys/module/memscope", F_OK) ||
+			       e1 == EACCES || e1 == EPERM || e2 == EACCES || e2 == EPERM ?
+			       "its files need root" : "memscope module not loaded";
+		return 0;
+	}
+	if (ms_locate_dir(NULL) || ms_check_format())
+		return -1;
+	c->module = true;
+	return 0;
+}
+
+/* The report's first line: the kernel, the duration, where the data came from. */
+static void report_head(const struct an_ctx *c)
+{
+	struct utsname u;
+
+	uname(&u);
+	ms_print_timestamp(c->o);
+	print_string(PRINT_ANY, "kernel", "memscope analyze: kernel %s", u.release);
+	print_float(PRINT_ANY, "duration_s", ", %.1f s", c->dur);
+	print_bool(PRINT_JSON, "module", NULL, c->module);
+	if (c->module)
+		print_string(PRINT_FP, NULL, ", memscope module in %s\n",
+			     ms_nl_on() ? ms_nl_where() : ms_dir());
+	else
+		print_string(PRINT_ANY, "no_module", ", without the module (%s): /proc only\n",
+			     c->no_module);
+}
+
 static int cmd_analyze(const struct ms_opts *o)
 {
-	const char *dir = o->dir;
 	struct an_ctx c = { .o = o, .dur = o->has_interval ? o->interval : 10.0 };
 	struct an_snap a, b;
-	struct utsname u;
-	char path[4096];
 	int ret = 1;
 
 	if (o->count) {
 		print_error("analyze takes one DURATION in seconds, usage: memscope analyze [DURATION]");
 		return 1;
 	}
-	/* The module is optional: find it without failing. */
-	if (ms_nl_on()) {
-		c.no_module = ms_nl_absent();
-		if (!c.no_module && ms_check_format())
-			return 1;
-		c.module = !c.no_module;
-	} else if (dir || getenv("MEMSCOPE_DIR")) {
-		if (ms_locate_dir(dir) || ms_check_format())
-			return 1;
-		c.module = true;
-	} else {
-		int e1 = 0, e2 = 0;
-
-		snprintf(path, sizeof(path), "%s/stats", MS_DEBUGFS_DIR);
-		if (access(path, R_OK))
-			e1 = errno;
-		snprintf(path, sizeof(path), "%s/stats", MS_PROCFS_DIR);
-		if (e1 && access(path, R_OK))
-			e2 = errno;
-		if (e1 && e2) {
-			/* Loaded but closed to us, or not loaded at all. */
-			c.no_module = !access("/sys/module/memscope", F_OK) ||
-				      e1 == EACCES || e1 == EPERM || e2 == EACCES || e2 == EPERM ?
-				      "its files need root" : "memscope module not loaded";
-		} else if (ms_locate_dir(NULL) || ms_check_format()) {
-			return 1;
-		} else {
-			c.module = true;
-		}
-	}
+	if (find_module(&c, o->dir))
+		return 1;
 	if (snap_take(&c, &a))
 		goto out;
 	if (!print_is_json())
@@ -973,17 +1001,8 @@ static int cmd_analyze(const struct ms_opts *o)
 	}
 	if (!ms_test_steps() && b.t > a.t)
 		c.dur = b.t - a.t;
-	uname(&u);
 	print_begin_record();
-	ms_print_timestamp(o);
-	print_string(PRINT_ANY, "kernel", "memscope analyze: kernel %s", u.release);
-	print_float(PRINT_ANY, "duration_s", ", %.1f s", c.dur);
-	print_bool(PRINT_JSON, "module", NULL, c.module);
-	if (c.module)
-		print_string(PRINT_FP, NULL, ", memscope module in %s\n",
-			     ms_nl_on() ? ms_nl_where() : ms_dir());
-	else
-		print_string(PRINT_ANY, "no_module", ", without the module (%s): /proc only\n", c.no_module);
+	report_head(&c);
 	sec_oom(&c, &a, &b);
 	sec_swap(&c, &a, &b);
 	sec_memory(&c, &a, &b);

@@ -128,30 +128,12 @@ static double rate(const struct ms_counters *now, const struct ms_counters *prev
 	return dt > 0 ? (double)d / scale / dt : 0;
 }
 
-static int top_draw(const struct ms_opts *o, const struct top_snap *prev,
-		    const struct top_snap *now, double dt, bool tty)
+/* The system-wide lines: rates over the interval, and the OOM kills. */
+static void top_summary(const struct top_snap *prev, const struct top_snap *now, double dt)
 {
-	struct ms_keyed dp, df;
-	double faults, major;
-	char hms[16];
-	size_t i, n;
+	double faults = rate(&now->stats, &prev->stats, "faults", dt, 1);
+	double major = rate(&now->stats, &prev->stats, "faults_major", dt, 1);
 
-	if (ms_keyed_delta(&now->procs, &prev->procs, 0, &dp))
-		return -1;
-	if (ms_keyed_delta(&now->files, &prev->files, 0, &df)) {
-		ms_keyed_free(&dp);
-		return -1;
-	}
-	faults = rate(&now->stats, &prev->stats, "faults", dt, 1);
-	major = rate(&now->stats, &prev->stats, "faults_major", dt, 1);
-	ms_fmt_hms(hms, sizeof(hms), time(NULL));
-
-	print_begin_record();
-	if (tty)
-		print_fp("\033[H\033[2J");
-	print_string(PRINT_ANY, "time", "memscope top - %s", hms);
-	print_float(PRINT_ANY, "interval", ", every %.1fs", dt);
-	print_fp("%s\n\n", tty ? "  (q quits)" : "");
 	print_float(PRINT_ANY, "faults_per_s", "Faults       %12.1f/s", faults);
 	print_float(PRINT_ANY, "major_pct", "   major %.2f%%",
 		    faults > 0 ? 100.0 * major / faults : 0.0);
@@ -170,31 +152,39 @@ static int top_draw(const struct ms_opts *o, const struct top_snap *prev,
 		    rate(&now->stats, &prev->stats, "compaction_count", dt, 1));
 	print_uint(PRINT_ANY, "oom_kills", "OOM kills    %12llu total\n",
 		   ms_stats_val(&now->stats, "oom_kills"));
+}
 
-	print_fp("\n%-7s %-16s %12s %10s\n", "PID", "COMM", "FAULTS/s", "MAJOR/s");
-	open_json_array("top_processes");
-	n = dp.n < TOP_N ? dp.n : TOP_N;
+/*
+ * The TOP_N busiest rows of a table's delta, as @array: each row's key
+ * (a pid, with its comm, or a file) and its faults and major faults per
+ * second.
+ */
+static void top_rows(const char *array, const struct ms_keyed *d, bool pid, double dt)
+{
+	size_t i, n = d->n < TOP_N ? d->n : TOP_N;
+
+	if (pid)
+		print_fp("\n%-7s %-16s %12s %10s\n", "PID", "COMM", "FAULTS/s", "MAJOR/s");
+	else
+		print_fp("\n%-32s %12s %10s\n", "FILE", "FAULTS/s", "MAJOR/s");
+	open_json_array(array);
 	for (i = 0; i < n; i++) {
 		open_json_object(NULL);
-		print_num_str(PRINT_ANY, "pid", "%-7s ", dp.rows[i].key);
-		print_string(PRINT_ANY, "comm", "%-16s ", dp.rows[i].label);
-		print_float(PRINT_ANY, "faults_per_s", "%12.1f ", (double)dp.rows[i].v[0] / dt);
-		print_float(PRINT_ANY, "major_per_s", "%10.1f\n", (double)dp.rows[i].v[1] / dt);
+		if (pid) {
+			print_num_str(PRINT_ANY, "pid", "%-7s ", d->rows[i].key);
+			print_string(PRINT_ANY, "comm", "%-16s ", d->rows[i].label);
+		} else {
+			print_string(PRINT_ANY, "file", "%-32s ", d->rows[i].key);
+		}
+		print_float(PRINT_ANY, "faults_per_s", "%12.1f ", (double)d->rows[i].v[0] / dt);
+		print_float(PRINT_ANY, "major_per_s", "%10.1f\n", (double)d->rows[i].v[1] / dt);
 		close_json_object();
 	}
 	close_json_array();
-	print_fp("\n%-32s %12s %10s\n", "FILE", "FAULTS/s", "MAJOR/s");
-	open_json_array("top_files");
-	n = df.n < TOP_N ? df.n : TOP_N;
-	for (i = 0; i < n; i++) {
-		open_json_object(NULL);
-		print_string(PRINT_ANY, "file", "%-32s ", df.rows[i].key);
-		print_float(PRINT_ANY, "faults_per_s", "%12.1f ", (double)df.rows[i].v[0] / dt);
-		print_float(PRINT_ANY, "major_per_s", "%10.1f\n", (double)df.rows[i].v[1] / dt);
-		close_json_object();
-	}
-	close_json_array();
-	ms_keyed_print_dropped(&now->procs, &prev->procs);
+}
+
+static void top_last_oom(const struct top_snap *now)
+{
 	print_fp("\nLast OOM kill:\n");
 	if (now->has_oom && now->oom.n) {
 		open_json_object("last_oom");
@@ -204,12 +194,37 @@ static int top_draw(const struct ms_opts *o, const struct top_snap *prev,
 		print_fp("none recorded\n");
 		print_string(PRINT_JSON, "last_oom", NULL, NULL);
 	}
+}
+
+static int top_draw(const struct top_snap *prev, const struct top_snap *now, double dt,
+		    bool tty)
+{
+	struct ms_keyed dp, df;
+	char hms[16];
+
+	if (ms_keyed_delta(&now->procs, &prev->procs, 0, &dp))
+		return -1;
+	if (ms_keyed_delta(&now->files, &prev->files, 0, &df)) {
+		ms_keyed_free(&dp);
+		return -1;
+	}
+	ms_fmt_hms(hms, sizeof(hms), time(NULL));
+	print_begin_record();
+	if (tty)
+		print_fp("\033[H\033[2J");
+	print_string(PRINT_ANY, "time", "memscope top - %s", hms);
+	print_float(PRINT_ANY, "interval", ", every %.1fs", dt);
+	print_fp("%s\n\n", tty ? "  (q quits)" : "");
+	top_summary(prev, now, dt);
+	top_rows("top_processes", &dp, true, dt);
+	top_rows("top_files", &df, false, dt);
+	ms_keyed_print_dropped(&now->procs, &prev->procs);
+	top_last_oom(now);
 	if (!tty)
 		print_nl();
 	print_end_record();
 	ms_keyed_free(&dp);
 	ms_keyed_free(&df);
-	(void)o;
 	return 0;
 }
 
@@ -243,7 +258,7 @@ static int cmd_top(const struct ms_opts *o)
 		t1 = ms_now_mono();
 		dt = ms_test_steps() ? interval : t1 - t0;
 		t0 = t1;
-		if (top_draw(o, prev, now, dt > 0 ? dt : interval, tty)) {
+		if (top_draw(prev, now, dt > 0 ? dt : interval, tty)) {
 			top_free(now);
 			ret = 1;
 			break;

@@ -277,3 +277,15 @@ void ms_keyed_snapshot_free(void *p)
 	ms_keyed_free(p);
 	free(p);
 }
+
+void ms_keyed_key_fmt(const struct ms_keyed *d, size_t n, size_t min, char *fmt, size_t len)
+{
+	size_t i, w = min;
+
+	for (i = 0; i < n && i < d->n; i++)
+		if (strlen(d->rows[i].key) > w)
+			w = strlen(d->rows[i].key);
+	if (w > 40)
+		w = 40;
+	snprintf(fmt, len, "%%-%zus", w);
+}

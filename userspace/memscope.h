@@ -298,6 +298,11 @@ bool ms_reset_between(const struct ms_counters *now, const struct ms_counters *p
 int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped);
 /* One line when events found a table full between prev and now. */
 void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev);
+/*
+ * A "%-Ns" format for the key column of @d's first @n rows: as wide as
+ * the widest key, at least @min and at most 40 columns.
+ */
+void ms_keyed_key_fmt(const struct ms_keyed *d, size_t n, size_t min, char *fmt, size_t len);
 
 /* hist.c: bpftrace's histogram layout, or JSON buckets */
 void ms_print_hist(const char *name, const struct ms_buckets *h);

@@ -27,16 +27,11 @@ static int shrinkers_report(void *p, const void *pv, const void *nv, double dt)
 	const struct shrinkers_ctx *c = p;
 	struct ms_keyed d;
 	char fmt[16];
-	size_t i, w = 8;
+	size_t i;
 
 	if (ms_keyed_delta(nv, pv, 1, &d))
 		return -1;
-	for (i = 0; i < d.n; i++)
-		if (strlen(d.rows[i].key) > w)
-			w = strlen(d.rows[i].key);
-	if (w > 40)
-		w = 40;
-	snprintf(fmt, sizeof(fmt), "%%-%zus", w);
+	ms_keyed_key_fmt(&d, d.n, 8, fmt, sizeof(fmt));
 	print_begin_record();
 	ms_print_timestamp(c->o);
 	if (pv)

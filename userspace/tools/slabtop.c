@@ -25,17 +25,12 @@ static int slab_report(void *ctx, const void *pv, const void *nv, double dt)
 	const struct ms_opts *o = ctx;
 	struct ms_keyed d;
 	char fmt[16];
-	size_t i, n, w = 12;
+	size_t i, n;
 
 	if (ms_keyed_delta(nv, pv, 0, &d))
 		return -1;
 	n = o->has_top && o->top < d.n ? o->top : d.n;
-	for (i = 0; i < n; i++)
-		if (strlen(d.rows[i].key) > w)
-			w = strlen(d.rows[i].key);
-	if (w > 40)
-		w = 40;
-	snprintf(fmt, sizeof(fmt), "%%-%zus", w);
+	ms_keyed_key_fmt(&d, n, 12, fmt, sizeof(fmt));
 	print_begin_record();
 	ms_print_timestamp(o);
 	if (pv) {

@@ -60,32 +60,9 @@ size_t ms_footprint(void)
 	return bytes;
 }
 
-/*
- * The families (their descriptors: struct ms_family), each registering
- * its probes, tables and the rest as it starts: this order is the order
- * of the `probes` file, of `version`'s tables, of the table files and of
- * the stats.  Programs read those by name (docs/debugfs.md), and a new
- * probe, table or stat comes among its family's.  The per-cgroup tables,
- * swap residency and allocstall, which came after the tools listed
- * before them when the order was by age, register after them, though
- * their families came first, so that those lines keep their places.
- */
-static const struct ms_family *const ms_families[] = {
-	&ms_faults_family,
-	&ms_swapin_family,
-	&ms_hugetlb_family,
-	&ms_oom_family,
-	&ms_vmscan_family,
-	&ms_compaction_family,
-	&ms_faults_cgroup_family,
-	&ms_swapin_cgroup_family,
-	&ms_memleak_family,
-	&ms_slabtop_family,
-	&ms_syscalls_family,
-	&ms_ustacks_family,
-	&ms_swres_family,
-	&ms_allocstall_family,
-};
+/* The families' descriptors, in memscope.h's order. */
+#define MS_FAMILY_PTR(name) &ms_##name##_family,
+static const struct ms_family *const ms_families[] = { MS_FAMILIES(MS_FAMILY_PTR) };
 
 /* The first @n families' exits, last first. */
 static void ms_families_exit(int n)

@@ -734,10 +734,22 @@ struct ms_family {
 	void (*version)(struct seq_file *m);
 };
 
-extern const struct ms_family ms_faults_family, ms_faults_cgroup_family, ms_swapin_family,
-	ms_swapin_cgroup_family, ms_swres_family, ms_hugetlb_family, ms_oom_family,
-	ms_vmscan_family, ms_allocstall_family, ms_compaction_family, ms_memleak_family,
-	ms_slabtop_family, ms_syscalls_family, ms_ustacks_family;
+/*
+ * Every family, in the order of the `probes` file, of `version`'s tables,
+ * of the table files and of the stats: main.c registers them in this
+ * order.  Programs read those by name (docs/debugfs.md), and a new probe,
+ * table or stat comes among its family's.  The per-cgroup tables, swap
+ * residency and allocstall, which came after the tools listed before
+ * them when the order was by age, register after them, though their
+ * families came first, so that those lines keep their places.  Family
+ * NAME's descriptor is ms_NAME_family, in its own file.
+ */
+#define MS_FAMILIES(X)							\
+	X(faults) X(swapin) X(hugetlb) X(oom) X(vmscan) X(compaction)	\
+	X(faults_cgroup) X(swapin_cgroup) X(memleak) X(slabtop)		\
+	X(syscalls) X(ustacks) X(swres) X(allocstall)
+#define MS_FAMILY_DECL(name) extern const struct ms_family ms_##name##_family;
+MS_FAMILIES(MS_FAMILY_DECL)
 
 void ms_families_reset(void);
 size_t ms_families_bytes(void);

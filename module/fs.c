@@ -38,6 +38,7 @@ enum ms_file_kind {
 	MS_F_EVENTS_FORMAT,
 	MS_F_TABLE_REUSE,
 	MS_F_STATS_FORMAT,
+	MS_F_TEXT,
 };
 
 struct ms_file {
@@ -48,6 +49,7 @@ struct ms_file {
 	const struct ms_view *view;	/* MS_F_VIEW's */
 	struct ms_hist *hist;		/* MS_F_HIST's and MS_F_HIST_RAW's */
 	const struct ms_event_type *type;	/* MS_F_RING's */
+	const struct ms_text *text;	/* MS_F_TEXT's */
 };
 
 static int ms_show(struct seq_file *m, void *unused)
@@ -96,6 +98,8 @@ static int ms_show(struct seq_file *m, void *unused)
 		return 0;
 	case MS_F_TABLE_REUSE:
 		return ms_table_reuse_show(m);
+	case MS_F_TEXT:
+		return f->text->show(m);
 	case MS_F_HIST:
 	case MS_F_HIST_RAW:
 		ms_hist_show(m, f->hist, f->kind == MS_F_HIST_RAW);
@@ -215,10 +219,11 @@ static const struct ms_proc_ops ms_control_proc_ops = {
 
 /*
  * version, probes, stats, events_format, table_reuse and stats_format;
- * then every table, view and event type the families registered.
+ * then every table, view, event type and text the families registered.
  */
 #define MS_NR_CORE_FILES 6
-#define MS_NR_FILES (MS_NR_CORE_FILES + MS_MAX_TABLES + MS_MAX_VIEWS + MS_MAX_EVENT_TYPES)
+#define MS_NR_FILES (MS_NR_CORE_FILES + MS_MAX_TABLES + MS_MAX_VIEWS + MS_MAX_EVENT_TYPES + \
+		     MS_MAX_TEXTS)
 static unsigned int ms_nr_files;
 static struct ms_file ms_files[MS_NR_FILES] = {
 	MS_F("version", MS_F_VERSION, 0),
@@ -246,6 +251,10 @@ static void ms_files_init(void)
 	for (j = 0; j < ms_nr_event_types; j++) {
 		*f = (struct ms_file)MS_F(ms_event_types[j]->desc.name, MS_F_RING, j);
 		f++->type = ms_event_types[j];
+	}
+	for (j = 0; j < ms_nr_texts; j++) {
+		*f = (struct ms_file)MS_F(ms_texts[j]->file, MS_F_TEXT, j);
+		f++->text = ms_texts[j];
 	}
 	ms_nr_files = f - ms_files;
 }
@@ -279,8 +288,8 @@ static void ms_hist_files_init(void)
  * files it has no typed command for: version, the event rings, whose
  * lines hold names only the kernel can give (gfp_flags, as its OOM report),
  * events_format, which types those lines and the events' attributes,
- * table_reuse, a few numbers per table, and stats_format, which types
- * and explains the stats.
+ * table_reuse, a few numbers per table, stats_format, which types
+ * and explains the stats, and the families' texts.
  */
 int ms_file_show(struct seq_file *m, const char *name)
 {
@@ -292,7 +301,7 @@ int ms_file_show(struct seq_file *m, const char *name)
 		if (strcmp(f->name, name) ||
 		    (f->kind != MS_F_VERSION && f->kind != MS_F_RING &&
 		     f->kind != MS_F_EVENTS_FORMAT && f->kind != MS_F_TABLE_REUSE &&
-		     f->kind != MS_F_STATS_FORMAT))
+		     f->kind != MS_F_STATS_FORMAT && f->kind != MS_F_TEXT))
 			continue;
 		m->private = (void *)f;
 		return ms_show(m, NULL);

@@ -715,6 +715,21 @@ int ms_view_open(struct file *file, const struct ms_view *v);
 int ms_view_release(struct inode *inode, struct file *file);
 
 /*
+ * Texts: a family's own file of lines, written at each read, where its
+ * data is neither a table nor a view (the files user stack frames are
+ * in).  Served over netlink by GET_TEXT, as `version` is.
+ */
+#define MS_MAX_TEXTS	4
+struct ms_text {
+	const char *file;
+	int (*show)(struct seq_file *m);
+};
+
+extern const struct ms_text *ms_texts[MS_MAX_TEXTS];
+extern unsigned int ms_nr_texts;
+int ms_text_add(const struct ms_text *t);
+
+/*
  * Families: each tool family's file exports one descriptor, which main.c's
  * ms_families[] lists in the order of the `probes` file.  @init registers
  * the family's probes, tables, stats, histograms, event types, pairs,
@@ -747,7 +762,10 @@ struct ms_family {
 #define MS_FAMILIES(X)							\
 	X(faults) X(swapin) X(hugetlb) X(oom) X(vmscan) X(compaction)	\
 	X(faults_cgroup) X(swapin_cgroup) X(memleak) X(slabtop)		\
-	X(syscalls) X(ustacks) X(swres) X(allocstall)
+	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile)
+/* ufile.c: user stack frames as (file, offset), in probe context. */
+void ms_ufile_frames(unsigned long *ip, unsigned int n);
+
 #define MS_FAMILY_DECL(name) extern const struct ms_family ms_##name##_family;
 MS_FAMILIES(MS_FAMILY_DECL)
 

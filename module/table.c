@@ -572,10 +572,18 @@ static int ms_table_seq_show(struct seq_file *m, void *v)
 	if (t->kind == MS_TK_STACK) {
 		const unsigned long *f = ms_snap_frames(it, s);
 
-		/* Innermost first, user addresses: never a kernel one. */
+		/* Innermost first, user addresses or file offsets: never a kernel address. */
 		seq_printf(m, " %u %s", s->depth, s->depth ? "" : "-");
-		for (c = 0; c < s->depth; c++)
-			seq_printf(m, "%s0x%lx", c ? "," : "", f[c]);
+		for (c = 0; c < s->depth; c++) {
+			u64 v = f[c];
+
+			if (v & MEMSCOPE_FRAME_FILE)
+				seq_printf(m, "%sf%llu+0x%llx", c ? "," : "",
+					   (v & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT,
+					   v & MEMSCOPE_FRAME_OFF_MASK);
+			else
+				seq_printf(m, "%s0x%llx", c ? "," : "", v);
+		}
 	}
 	seq_putc(m, '\n');
 	return 0;

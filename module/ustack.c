@@ -122,6 +122,8 @@ static void ms_ustack_count(struct ms_table *t)
 	u64 c0 = READ_ONCE(comm[0]), c1 = READ_ONCE(comm[1]), key;
 	struct ms_row *row;
 
+	/* Frames as (file, offset): named after the process exits (ufile.c). */
+	ms_ufile_frames(ip, n);
 	/*
 	 * Two stacks of one process with one hash share a row, which shows the
 	 * first one's frames: about one chance in 2^40 at 2^12 rows.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Views: rows a family computes from its own data at each read, where a
- * table's rows are counted in place (memleak's, from its allocations).
+ * table's rows are counted in place (memleak's, from its allocations);
+ * and texts, a family's own lines (memscope.h).
  * Copyright (C) 2026 The memscope authors.
  *
  * The file and the netlink dump read a view as they read a table: one
@@ -23,6 +24,14 @@ unsigned int ms_nr_views;
 int ms_view_add(struct ms_view *v)
 {
 	return ms_register(ms_views, ms_nr_views, v, "view", v->file);
+}
+
+const struct ms_text *ms_texts[MS_MAX_TEXTS];
+unsigned int ms_nr_texts;
+
+int ms_text_add(const struct ms_text *t)
+{
+	return ms_register(ms_texts, ms_nr_texts, t, "text", t->file);
 }
 
 struct ms_view *ms_view_find(const char *file)

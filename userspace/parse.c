@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "../module/uapi/memscope_genl.h"
 
 void *ms_reallocarray(void *p, size_t n, size_t size)
 {
@@ -364,17 +365,37 @@ int ms_table_alloc_typed(struct ms_rows *t, bool stacks)
 	return t->num && t->is_num && (!stacks || t->stack) ? 0 : -1;
 }
 
-/* "0x7f...,0x55..." or "-": the frames, as many as parse. */
+/*
+ * "0x7f...,f3+0x1d2a,..." or "-": the frames, as many as parse.  A user
+ * address, or a file's slot and an offset into it (MEMSCOPE_FRAME_FILE).
+ */
 static size_t parse_frames(const char *s, uint64_t *ip, size_t max)
 {
 	size_t n = 0;
 	char *end;
 
-	while (n < max && s[0] == '0' && s[1] == 'x') {
+	while (n < max) {
+		uint64_t slot = 0;
+		bool file = s[0] == 'f';
+
 		errno = 0;
+		if (file) {
+			if (s[1] < '0' || s[1] > '9')
+				break;
+			slot = strtoull(s + 1, &end, 10);
+			if (errno || slot > MEMSCOPE_FRAME_SLOT_MAX || end[0] != '+')
+				break;
+			s = end + 1;
+		}
+		if (s[0] != '0' || s[1] != 'x')
+			break;
 		ip[n] = strtoull(s, &end, 16);
 		if (errno || end == s + 2 || (*end && *end != ','))
 			break;
+		if (ip[n] & (file ? ~MEMSCOPE_FRAME_OFF_MASK : MEMSCOPE_FRAME_FILE))
+			break;
+		if (file)
+			ip[n] |= MEMSCOPE_FRAME_FILE | slot << MEMSCOPE_FRAME_SLOT_SHIFT;
 		n++;
 		if (!*end)
 			break;

@@ -337,6 +337,36 @@ static inline long ms_copy_from_user_nofault(void *dst, const void __user *src, 
 #endif /* MS_HAVE_COPY_FROM_USER_NOFAULT */
 
 /*
+ * [3.10, 5.8): mm->mmap_sem, before the mmap_lock wrappers.  A trylock only:
+ * the callers are in probe context.
+ */
+#ifdef MS_HAVE_MMAP_LOCK
+#include <linux/mmap_lock.h>
+#define ms_mmap_read_trylock mmap_read_trylock
+#define ms_mmap_read_unlock mmap_read_unlock
+#else
+static inline bool ms_mmap_read_trylock(struct mm_struct *mm)
+{
+	return down_read_trylock(&mm->mmap_sem);
+}
+
+static inline void ms_mmap_read_unlock(struct mm_struct *mm)
+{
+	up_read(&mm->mmap_sem);
+}
+#endif /* MS_HAVE_MMAP_LOCK */
+
+/* [3.10, 4.14): kernel_read(file, offset, buf, count). */
+static inline ssize_t ms_kernel_read(struct file *file, void *buf, size_t count, loff_t pos)
+{
+#ifdef MS_HAVE_KERNEL_READ_POS
+	return kernel_read(file, buf, count, &pos);
+#else
+	return kernel_read(file, pos, buf, count);
+#endif
+}
+
+/*
  * [4.18, 5.16): no folios.  Only probes on folio functions (swap_read_folio
  * 6.8, zswap_load 6.5) ask for a folio's size, and those functions do not
  * exist on such kernels, so this is never reached; it keeps swap.c free of

@@ -61,6 +61,13 @@ has include/linux/uaccess.h 'long copy_from_kernel_nofault\(' &&
 # copy_from_user_nofault() came in 5.8 (probe_user_read() in 5.3).
 has include/linux/uaccess.h 'long copy_from_user_nofault\(' &&
 	echo -DMS_HAVE_COPY_FROM_USER_NOFAULT
+# mmap_read_trylock() and friends came in 5.8 (RHEL 8.10 backports them);
+# before, mm->mmap_sem.
+has include/linux/mmap_lock.h 'bool (__must_check )?mmap_read_trylock\(' && echo -DMS_HAVE_MMAP_LOCK
+# kernel_read() took (file, buf, count, &pos) from 4.14; (file, pos, buf,
+# count) before.
+has include/linux/fs.h 'kernel_read\(struct file \*, void \*, size_t, loff_t \*\)' &&
+	echo -DMS_HAVE_KERNEL_READ_POS
 # Folios came in 5.16.
 has include/linux/mm.h 'folio_nr_pages\(' && echo -DMS_HAVE_FOLIO_NR_PAGES
 # PageSwapCache() went in 6.12; folio_test_swapcache() came with folios.

@@ -27,7 +27,19 @@
  * a ring field at the end of its line) keep it.  docs/debugfs.md says
  * what each one means.
  */
-#define MEMSCOPE_FORMAT		2
+#define MEMSCOPE_FORMAT		3
+
+/*
+ * A user stack frame, in a stack table's `stack` column and in
+ * MEMSCOPE_A_FRAMES (format 3).  Either a user address ("0x7f...", top bit
+ * clear), or a byte offset into a mapped file, the file's slot in the
+ * `files` text ("f12+0x1d2a"): what names the frame after its process
+ * exited.
+ */
+#define MEMSCOPE_FRAME_FILE		(1ULL << 63)
+#define MEMSCOPE_FRAME_SLOT_SHIFT	40
+#define MEMSCOPE_FRAME_SLOT_MAX		((1U << 23) - 1)
+#define MEMSCOPE_FRAME_OFF_MASK		((1ULL << MEMSCOPE_FRAME_SLOT_SHIFT) - 1)
 
 #define MEMSCOPE_GENL_NAME	"memscope"
 #define MEMSCOPE_GENL_VERSION	1
@@ -78,7 +90,7 @@ enum memscope_attr {
 	MEMSCOPE_A_PID,			/* u32: a process (tgid) */
 	MEMSCOPE_A_COLUMNS,		/* nest: the counters, type n+1 for column n, u64 */
 	MEMSCOPE_A_DEPTH,		/* u32: frames in FRAMES */
-	MEMSCOPE_A_FRAMES,		/* binary: u64 user addresses, innermost first */
+	MEMSCOPE_A_FRAMES,		/* binary: u64 frames, innermost first: MEMSCOPE_FRAME_* */
 	MEMSCOPE_A_COUNT,		/* u64: samples in a histogram or bucket */
 	MEMSCOPE_A_SUM,			/* u64: their sum */
 	MEMSCOPE_A_BUCKET,		/* nest: LO, HI, COUNT, SLOT; non-empty buckets only */

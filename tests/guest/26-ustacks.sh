@@ -9,6 +9,10 @@
 #     200 from main;fault_b;touch_pages (what getrusage counted for each),
 #     1 brk from main;heap_base, 7 from main;brk_a;grow_heap, 5 from
 #     main;brk_b;grow_heap.
+#   - Read after the process exited, its stacks are named the same, from
+#     the files the module recorded (their build-ids as readelf reads
+#     them); once its file is deleted, its frames say so, and its
+#     debuginfo, found by that build-id, names them again.
 #   - Run under strace, memscope counts as many brk calls for the process,
 #     whatever their stacks (libc's own included), as strace does.
 #   - A stack's depth is reported, and -p keeps other processes out.
@@ -40,7 +44,7 @@ expect_eq "probe brk after enable" "$(probe_state brk)" attached
 run() {
 	rm -f $FIFO /tmp/t26.out
 	mkfifo $FIFO || fail "mkfifo"
-	"$@" "$W/stacker" 300 200 7 5 < $FIFO > /tmp/t26.out &
+	"$@" "${STACKER:-$W/stacker}" 300 200 7 5 < $FIFO > /tmp/t26.out &
 	exec 3> $FIFO
 	_t=0
 	until grep -q '^done' /tmp/t26.out 2>/dev/null; do
@@ -96,17 +100,17 @@ awk '!/^[^ ]+( [^ ]+)* [0-9]+$/ { print "# bad line: " $0; bad = 1 } END { exit 
 	/tmp/t26.faults /tmp/t26.brk || fail "output is not folded stacks"
 expect_eq "-p: only stacker" "$(cut -d';' -f1 /tmp/t26.brk | sort -u)" stacker
 grep -q '^stacker;' /tmp/t26.brk.all || fail "brkstack without -p misses stacker"
-# The table itself: raw user addresses, a depth for each stack.
+# The table itself: frames as file slot and offset, a depth for each stack.
 python3 - "$pid" << 'EOF' || fail "see above"
-import json, sys
+import json, re, sys
 pid = int(sys.argv[1])
 bad = 0
 rows = [l.split() for l in open("/tmp/t26.raw") if not l.startswith("#")]
 mine = [r for r in rows if int(r[0]) == pid]
 for r in mine:
     depth, frames = int(r[3]), r[4].split(",") if r[4] != "-" else []
-    if len(frames) != depth or any(not f.startswith("0x") for f in frames):
-        print("# FAIL: row %r: depth %d but %d frames" % (r, depth, len(frames)))
+    if len(frames) != depth or any(not re.fullmatch(r"f[0-9]+\+0x[0-9a-f]+", f) for f in frames):
+        print("# FAIL: row %r: depth %d, %d frames, each must be a file's slot+offset" % (r, depth, len(frames)))
         bad = 1
 rec = json.loads(open("/tmp/t26.brk.json").read())
 grow = [s for s in rec["stacks"] if s["stack"].endswith(";main;brk_a;grow_heap")]
@@ -119,6 +123,47 @@ if sum(s["brk"] for s in rec["stacks"]) != sum(int(r[2]) for r in mine):
 print("# %d stacks of pid %d in brk_by_stack, %d brk calls" % (len(mine), pid, sum(int(r[2]) for r in mine)))
 sys.exit(bad)
 EOF
+
+# After exit: a copy of stacker runs and exits, then its stacks are read.
+X=/tmp/t26x
+{ rm -rf $X && mkdir -p $X && cp "$W/stacker" $X/stacker; } || fail "cannot copy stacker to $X"
+STACKER=$X/stacker
+run
+finish
+STACKER=
+# Off while readelf and objcopy run, so that no row of the exited stacker
+# is taken over for theirs; --kept reads what it recorded.
+echo disable faultstacks > $D/control || fail "disable faultstacks"
+"$CLI" faults --stacks --kept -p "$pid" > /tmp/t26.exited 2> /tmp/t26.err ||
+	fail "memscope faults --stacks after exit: $(cat /tmp/t26.err)"
+expect_eq "after exit: faults from main;fault_a;touch_pages" "$(chain /tmp/t26.exited main\;fault_a\;touch_pages)" "$ka"
+expect_eq "after exit: faults from main;fault_b;touch_pages" "$(chain /tmp/t26.exited main\;fault_b\;touch_pages)" "$kb"
+# Frames of main's chains are all in files: each is named.  (Before main,
+# glibc's code without frame pointers ends walks in garbage: [unknown].)
+grep -q 'not named yet' /tmp/t26.exited && fail "after exit, files not named: $(grep -m 3 'not named' /tmp/t26.exited)"
+grep '^stacker;.*;main;' /tmp/t26.exited | grep -q '\[' &&
+	fail "after exit, unnamed frames: $(grep '^stacker;.*;main;' /tmp/t26.exited | grep -m 3 '\[')"
+bid=$(readelf -n $X/stacker | sed -n 's/^ *Build ID: *//p')
+[ -n "$bid" ] || fail "readelf finds no build-id in stacker"
+grep -q "^[0-9]* [0-9:]* [0-9]* [0-9]* named $bid /.*t26x/stacker\$" $D/files ||
+	fail "files has no line with stacker's build-id $bid: $(grep stacker $D/files)"
+# Deleted: its frames say so; its debuginfo by build-id names them again.
+dbg=$X/dbg/.build-id/$(echo "$bid" | cut -c1-2)
+{ mkdir -p "$dbg" && objcopy --only-keep-debug $X/stacker "$dbg/$(echo "$bid" | cut -c3-).debug" &&
+	rm $X/stacker; } || fail "cannot make stacker's debuginfo"
+"$CLI" faults --stacks --kept -p "$pid" > /tmp/t26.deleted 2> /tmp/t26.err ||
+	fail "memscope faults --stacks, file deleted: $(cat /tmp/t26.err)"
+sed -n '/^stacker;/s/^/# deleted: /p' /tmp/t26.deleted | head -n 4
+# main's chains, 3 frames or more in stacker, each shown as [stacker (deleted)].
+expect_ge "deleted: faults in stacks of 3 frames or more shown as [stacker (deleted)]" \
+	"$(awk '{ n = $NF; if (gsub(/\[stacker \(deleted\)\]/, "") >= 3) t += n } END { print t + 0 }' /tmp/t26.deleted)" \
+	$((ka + kb))
+"$CLI" faults --stacks --kept -p "$pid" --debug-dir $X/dbg > /tmp/t26.dbg 2> /tmp/t26.err ||
+	fail "memscope faults --stacks --debug-dir: $(cat /tmp/t26.err)"
+expect_eq "deleted, named by build-id: main;fault_a;touch_pages" \
+	"$(chain /tmp/t26.dbg 'main (deleted);fault_a (deleted);touch_pages (deleted)')" "$ka"
+rm -rf $X
+echo enable faultstacks > $D/control || fail "enable faultstacks"
 
 # Under strace: the same number of brk calls for the process.
 run strace -f -qq -c -o /tmp/t26.strace -e trace=brk

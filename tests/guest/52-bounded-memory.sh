@@ -40,7 +40,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v N="$NPROBES" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v K="$K" \
+	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v N="$NPROBES" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v U="$UF" -v K="$K" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -78,7 +78,8 @@ for tr in "1024 256 32768 32 16384 64" "16 16 4096 1 1024 16" "3000 1000 5000 12
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
 	NPROBES=$(grep -vc '^#' $D/probes)
 	K=$(sed -n 's/^kretprobe_instance_bytes //p' $D/version)
-	L=$(pow2 "$3") UD=$4 SW=$(pow2 "$5")
+	L=$(pow2 "$3") UD=$4 SW=$(pow2 "$5") UF=$(sed -n 's/^ustack_files //p' $D/version)
+	expect_eq "version: ustack_files (default)" "$UF" 1024
 	expect_eq "version: swap_residency_size" "$(sed -n 's/^swap_residency_size //p' $D/version)" "$SW"
 	expect_eq "version: ustack_depth" "$(sed -n 's/^ustack_depth //p' $D/version)" "$UD"
 	# The two stack tables' frames, D per row.
@@ -97,8 +98,8 @@ for tr in "1024 256 32768 32 16384 64" "16 16 4096 1 1024 16" "3000 1000 5000 12
 	done
 	# swap_residency_by_pid's row histograms, and the residency entries.
 	swres=$(($(vpages $((256 * t))) + $(vpages $((32 * SW)))))
-	expect_eq "vmalloc pages: 11 tables and their per-CPU counters, stack frames and row histograms, the oom ring, 5 rings, memleak's and swap residency's tables" \
-		"$(vmalloc_pages)" $((11 * rows + cnt + oom + 5 * ring + $(vpages $((64 * L))) + stacks + swres))
+	expect_eq "vmalloc pages: 11 tables and their per-CPU counters, stack frames and row histograms, the oom ring, 5 rings, memleak's, swap residency's and the stack files' tables" \
+		"$(vmalloc_pages)" $((11 * rows + cnt + oom + 5 * ring + $(vpages $((64 * L))) + stacks + swres + $(vpages $((512 * UF)))))
 	ms_unload
 done
 

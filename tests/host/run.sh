@@ -430,11 +430,11 @@ t_full() { rm -rf "$T/full" && mkdir -p "$T/full" && cp -r "$FX/basic/." "$T/ful
 t "a full table: one line with the events dropped and what to do" t_full
 t_format() { rm -rf "$T/fmt" && mkdir -p "$T/fmt" && cp -r "$FX/basic/." "$T/fmt/" &&
 	sed -i '/^format /d' "$T/fmt/version" && ms --dir "$T/fmt" faults; rc_is 1 &&
-	has_err "is older than file format 2, which this CLI" &&
-	echo "format 3" >> "$T/fmt/version" && ms --dir "$T/fmt" faults; rc_is 1 &&
-	has_err "writes file format 3 and this CLI" && ms --dir "$T/fmt" status; rc_is 0 &&
+	has_err "is older than file format 3, which this CLI" &&
+	echo "format 4" >> "$T/fmt/version" && ms --dir "$T/fmt" faults; rc_is 1 &&
+	has_err "writes file format 4 and this CLI" && ms --dir "$T/fmt" status; rc_is 0 &&
 	has "note: the module's file format is newer" &&
-	ms --dir "$FX/basic" status; rc_is 0 && has ", file format 2" && has ", faults hooked by kretprobe" && lacks "note: the module's file format"; }
+	ms --dir "$FX/basic" status; rc_is 0 && has ", file format 3" && has ", faults hooked by kretprobe" && lacks "note: the module's file format"; }
 t "a module of another file format: commands refuse, status says why" t_format
 t_delta_ffaults() { st ffaults 1 1; rc_is 0 && has_re '^\[anon\] +1000 +0$' && has_re '^libc\.so\.6 +30 +10$' && lacks "my data"; }
 t "ffaults INTERVAL COUNT: deltas" t_delta_ffaults

@@ -5,12 +5,15 @@
  * flamegraph.pl, inferno and speedscope read as they are.
  * Copyright (C) 2026 The memscope authors.
  *
- * The module keeps raw user addresses.  They are named here: the
- * process's /proc/PID/maps turns each into a mapped file and an offset in
- * it, at the first snapshot that sees the stack (a process must still be
- * running then), and symbols.c names that offset.  The maps are kept for
- * the rest of the run, so a stack seen once keeps its names after the
- * process exits; with an INTERVAL the tool snapshots every interval.
+ * The module keeps each frame as a mapped file and an offset in it (a
+ * slot of its `files` text, which holds the file's path, identity and
+ * build-id), so frames are named after their process exited; symbols.c
+ * names the offset.  A file deleted or replaced since is named from its
+ * debuginfo by build-id where there is some, else says so.  A frame the
+ * module could not tie to a file (its address space was busy, its table
+ * of files full, a module before format 3) is a raw address: the
+ * process's /proc/PID/maps turns it into a file and an offset, at the
+ * first snapshot that sees the stack, if the process still runs.
  * Built without libdw, names come from each file's own symbol table only;
  * without libelf, frames are raw addresses; the tool says which.
  */
@@ -20,6 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memscope.h"
@@ -43,6 +49,21 @@ struct proc_maps {
 
 static struct proc_maps *procs;
 static size_t nprocs;
+
+/* A slot of the module's `files`: what a file frame names. */
+struct ufile {
+	char *path;		/* NULL: not named (yet) */
+	char *build_id;		/* hexadecimal, or NULL */
+	unsigned int major, minor;
+	uint64_t ino;
+	bool deleted;
+	bool resolved;
+	char *src;		/* what its names are read from, or NULL */
+	const char *mark;	/* NULL, "deleted" or "replaced" */
+};
+
+static struct ufile *ufiles;
+static size_t nufiles;
 
 struct srow {
 	int64_t pid;
@@ -148,6 +169,183 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+static void ufile_clear(struct ufile *u)
+{
+	free(u->path);
+	free(u->build_id);
+	free(u->src);
+	memset(u, 0, sizeof(*u));
+}
+
+/*
+ * Read the module's `files`; a slot named before keeps what it resolved
+ * to, unless the module now names another file there (a reload).
+ * Returns how many slots are still pending.
+ */
+static size_t load_files(void)
+{
+	int cslot, cdev, cino, cstate, cbid, cpath;
+	size_t len, r, pending = 0;
+	struct ms_rows t;
+	char *data;
+
+	if (ms_read_optional("files", &data, &len) || !data)
+		return 0;	/* a module before format 3 */
+	if (ms_parse_table(data, len, &t)) {
+		free(data);
+		return 0;
+	}
+	free(data);
+	ms_warn_diag("files", &t.diag);
+	cslot = ms_table_col(&t, "slot");
+	cdev = ms_table_col(&t, "dev");
+	cino = ms_table_col(&t, "ino");
+	cstate = ms_table_col(&t, "state");
+	cbid = ms_table_col(&t, "build_id");
+	cpath = ms_table_col(&t, "path");
+	for (r = 0; cslot >= 0 && cdev >= 0 && cino >= 0 && cstate >= 0 && cbid >= 0 &&
+		    cpath >= 0 && r < t.nrows; r++) {
+		char **cell = &t.cells[r * t.ncols];
+		unsigned long long slot, ino;
+		unsigned int maj, min;
+		struct ufile *u;
+
+		if (!strcmp(cell[cstate], "pending")) {
+			pending++;
+			continue;
+		}
+		if (sscanf(cell[cslot], "%llu", &slot) != 1 || slot > MEMSCOPE_FRAME_SLOT_MAX ||
+		    sscanf(cell[cdev], "%u:%u", &maj, &min) != 2 ||
+		    sscanf(cell[cino], "%llu", &ino) != 1 || !strcmp(cell[cpath], "-"))
+			continue;
+		if (slot >= nufiles) {
+			u = realloc(ufiles, (slot + 1) * sizeof(*u));
+			if (!u) {
+				ms_fail("out of memory, free some memory");
+				exit(1);
+			}
+			memset(u + nufiles, 0, (slot + 1 - nufiles) * sizeof(*u));
+			ufiles = u;
+			nufiles = slot + 1;
+		}
+		u = &ufiles[slot];
+		if (u->path && u->ino == ino && !strcmp(u->path, cell[cpath]))
+			continue;
+		ufile_clear(u);
+		u->path = ms_xstrdup(cell[cpath]);
+		u->build_id = strcmp(cell[cbid], "-") ? ms_xstrdup(cell[cbid]) : NULL;
+		u->major = maj;
+		u->minor = min;
+		u->ino = ino;
+		u->deleted = !strcmp(cell[cstate], "deleted");
+	}
+	ms_table_free(&t);
+	return pending;
+}
+
+/* /proc/self/mountinfo: where each filesystem's directories are seen here. */
+struct mnt {
+	unsigned int major, minor;
+	char *root;		/* the directory of the filesystem mounted */
+	char *point;		/* where */
+};
+
+static struct mnt *mnts;
+static size_t nmnts;
+
+static void read_mounts(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	while (f && getline(&line, &cap, f) > 0) {
+		char root[4096], point[4096];
+		unsigned int maj, min;
+		struct mnt *m;
+
+		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, point) != 4)
+			continue;
+		m = realloc(mnts, (nmnts + 1) * sizeof(*m));
+		if (!m)
+			break;
+		mnts = m;
+		ms_unescape(root);
+		ms_unescape(point);
+		mnts[nmnts++] = (struct mnt){ maj, min, ms_xstrdup(root), ms_xstrdup(point) };
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/*
+ * Where a file frame's names come from.  The module gives the file's path
+ * within its filesystem and its device: a mount of that device here whose
+ * directory holds the path gives the file as this process sees it, if it
+ * is still the same file (device and inode).  Else the frame's file was
+ * deleted, replaced, or is not mounted here: its debuginfo by build-id
+ * names it, marked so.
+ */
+static void ufile_resolve(struct ufile *u)
+{
+	bool seen = false, exists = false;
+	char buf[8300];
+	struct stat st;
+	size_t i;
+
+	u->resolved = true;
+	if (!mnts)
+		read_mounts();
+	for (i = 0; !u->deleted && i < nmnts; i++) {
+		const struct mnt *m = &mnts[i];
+		size_t rl = strlen(m->root);
+		const char *rest;
+
+		if (m->major != u->major || m->minor != u->minor)
+			continue;
+		if (!strcmp(m->root, "/"))
+			rest = u->path;
+		else if (!strncmp(u->path, m->root, rl) && u->path[rl] == '/')
+			rest = u->path + rl;
+		else
+			continue;
+		seen = true;
+		snprintf(buf, sizeof(buf), "%s%s", strcmp(m->point, "/") ? m->point : "", rest);
+		if (stat(buf, &st) || !S_ISREG(st.st_mode))
+			continue;
+		exists = true;
+		if (major(st.st_dev) == u->major && minor(st.st_dev) == u->minor &&
+		    (uint64_t)st.st_ino == u->ino) {
+			free(u->path);
+			u->path = ms_xstrdup(buf);
+			u->src = ms_xstrdup(buf);
+			return;
+		}
+	}
+	u->mark = u->deleted || (seen && !exists) ? "deleted" : seen ? "replaced" : "not mounted here";
+	if (u->build_id && ms_symbols_by_build_id(u->build_id, buf, sizeof(buf)))
+		u->src = ms_xstrdup(buf);
+}
+
+/* Whether a snapshot's frames name a slot not named yet. */
+static bool frames_pending(const struct ms_rows *t)
+{
+	size_t r, i;
+
+	for (r = 0; t->stack && r < t->nrows; r++)
+		for (i = 0; i < t->stack[r].n; i++) {
+			uint64_t ip = t->stack[r].ip[i], slot;
+
+			if (!(ip & MEMSCOPE_FRAME_FILE))
+				continue;
+			slot = (ip & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT;
+			if (slot >= nufiles || !ufiles[slot].path)
+				return true;
+		}
+	return false;
+}
+
 /* Folded stacks split frames on ';' and the count on the last space. */
 static void append_frame(char **out, size_t *len, size_t *cap, const char *name)
 {
@@ -175,13 +373,59 @@ static void append_frame(char **out, size_t *len, size_t *cap, const char *name)
  * it.  The file is read through map_files (deleted, other namespaces),
  * else its path.
  */
-static void add_frames(struct proc_maps *pm, uint64_t ip, bool ret, char **out, size_t *len,
-		       size_t *cap)
+static void add_file_frames(uint64_t ip, bool ret, char **out, size_t *len, size_t *cap)
 {
-	const struct vma *v = pm ? find_vma(pm, ip) : NULL;
+	uint64_t slot = (ip & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT;
+	uint64_t off = ip & MEMSCOPE_FRAME_OFF_MASK;
+	struct ufile *u = slot < nufiles && ufiles[slot].path ? &ufiles[slot] : NULL;
 	const char *names[1 + MS_SYM_MAX_INLINE];
 	char buf[512];
 	size_t n = 0, i;
+
+	if (!u) {
+		snprintf(buf, sizeof(buf), "[file %" PRIu64 " not named yet]", slot);
+		append_frame(out, len, cap, buf);
+		return;
+	}
+	if (!u->resolved)
+		ufile_resolve(u);
+	if (u->src && ms_symbols_source() != MS_SYM_NONE)
+		n = ms_symbolize(u->path, u->src, off - (ret && off ? 1 : 0), names,
+				 sizeof(names) / sizeof(names[0]));
+	for (i = 0; i < n; i++) {
+		/* A frame of a file gone since says so, named from its debuginfo. */
+		if (u->mark) {
+			snprintf(buf, sizeof(buf), "%s (%s)", names[i], u->mark);
+			append_frame(out, len, cap, buf);
+		} else {
+			append_frame(out, len, cap, names[i]);
+		}
+	}
+	if (n)
+		return;
+	if (ms_symbols_source() == MS_SYM_NONE)
+		snprintf(buf, sizeof(buf), "[%s+0x%" PRIx64 "%s%s]", base_name(u->path), off,
+			 u->mark ? " " : "", u->mark ? u->mark : "");
+	else if (u->mark)
+		snprintf(buf, sizeof(buf), "[%s (%s)]", base_name(u->path), u->mark);
+	else
+		snprintf(buf, sizeof(buf), "[%s]", base_name(u->path));
+	append_frame(out, len, cap, buf);
+}
+
+static void add_frames(struct proc_maps *pm, uint64_t ip, bool ret, char **out, size_t *len,
+		       size_t *cap)
+{
+	const struct vma *v;
+	const char *names[1 + MS_SYM_MAX_INLINE];
+	char buf[512];
+	size_t n = 0, i;
+
+	if (ip & MEMSCOPE_FRAME_FILE) {
+		add_file_frames(ip, ret, out, len, cap);
+		return;
+	}
+	v = pm ? find_vma(pm, ip) : NULL;
 
 	if (ms_symbols_source() == MS_SYM_NONE) {
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, ip);
@@ -266,6 +510,9 @@ static void *snap_take(void *p)
 		snap_free(s);
 		return NULL;
 	}
+	/* The module names a file just after its first frame: wait up to a second. */
+	for (i = 0; load_files() && frames_pending(&t) && i < 50; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	cpid = ms_table_col(&t, "pid");
 	ccomm = ms_table_col(&t, "comm");
 	ccount = ms_table_col(&t, c->what);

@@ -180,7 +180,13 @@ static void render_row(struct text *t, struct nlattr *row)
 			uint64_t v;
 
 			memcpy(&v, (char *)nla_payload(frames) + i * 8, 8);
-			tprintf(t, "%s0x%llx", i ? "," : "", (unsigned long long)v);
+			if (v & MEMSCOPE_FRAME_FILE)
+				tprintf(t, "%sf%llu+0x%llx", i ? "," : "",
+					(unsigned long long)((v & ~MEMSCOPE_FRAME_FILE) >>
+							     MEMSCOPE_FRAME_SLOT_SHIFT),
+					(unsigned long long)(v & MEMSCOPE_FRAME_OFF_MASK));
+			else
+				tprintf(t, "%s0x%llx", i ? "," : "", (unsigned long long)v);
 		}
 	}
 	tprintf(t, "\n");

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The files user stack frames are in: what names a frame after its
+ * process has exited.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * A stack's walk (ustack.c) gives user addresses, which mean nothing once
+ * the process is gone.  Right after the walk, still in probe context, each
+ * address in a file mapping becomes (file slot, offset into the file): the
+ * slot is this table's, keyed by the file's identity (device, inode number
+ * and generation), and the offset is what symbols are looked up by.
+ *
+ * Probe context may not sleep, so the file's path and build-id cannot be
+ * read there (a path walk takes rename_lock, a sleeping lock on
+ * PREEMPT_RT).  The probe claims a free slot with a cmpxchg, takes a
+ * reference to the file (an atomic increment) and queues a work item; the
+ * worker, in process context, writes the path and the build-id (the ELF's
+ * NT_GNU_BUILD_ID note, read with kernel_read(): lib/buildid.c is not
+ * exported), then drops the reference.  A file is held only from its
+ * first frame until the worker ran.
+ *
+ * The path is the file's within its filesystem (dentry_path_raw()), not
+ * one from some root: the worker's root is init's, not the process's
+ * (a chroot, a container), so only the CLI, by the device and
+ * /proc/self/mountinfo, knows where the file is in its own view.
+ *
+ * The VMAs are found with find_vma() under mmap_read_trylock(): the fault
+ * path holds the lock for read already (or, from 6.4, only the faulting
+ * VMA's lock), brk's system call exit holds nothing, and a trylock is
+ * right in both, as the kernel's own __vmf_anon_prepare() takes it.  It
+ * fails while a writer holds or waits for the lock: the stack then keeps
+ * its raw addresses, counted in ustack_mm_busy, and names from
+ * /proc/PID/maps while its process runs.  PREEMPT_RT's rwsem unlock must
+ * not run with interrupts off, so an interrupts-off probe (an int3
+ * kprobe) does the same there.
+ *
+ * The table is bounded (ustack_files slots, allocated at load) and is not
+ * cleared by `reset`: rows name slots, and slots live until unload.  A
+ * file that finds no free slot within reach keeps raw addresses, counted
+ * in ustack_files_full.  The `files` text lists the slots.
+ */
+#include <linux/dcache.h>
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/kdev_t.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "memscope.h"
+
+#define MS_UFILE_REACH		16
+#define MS_UFILE_PATH		456	/* a slot is 512 bytes */
+#define MS_UFILE_BUILD_ID	20	/* SHA-1, what GNU ld writes */
+#define MS_NT_GNU_BUILD_ID	3	/* elf.h's; the kernel has it in lib/buildid.c only */
+
+enum ms_ufile_state {
+	MS_UF_CLAIMED,		/* key set, the rest being written */
+	MS_UF_PENDING,		/* file held, for the worker to name */
+	MS_UF_NAMED,
+};
+
+struct ms_ufile {
+	u64 key;		/* 0: free; else a hash of (dev, ino, gen), odd */
+	struct file *file;	/* MS_UF_PENDING: the reference the worker drops */
+	u64 ino;
+	u32 dev;		/* the superblock's s_dev */
+	u32 gen;		/* i_generation: a reused inode number differs */
+	u8 state;
+	u8 deleted;		/* unlinked when first seen or when named */
+	u8 truncated;		/* the path did not fit */
+	u8 build_id_len;
+	u8 build_id[MS_UFILE_BUILD_ID];
+	char path[MS_UFILE_PATH];
+};
+
+static unsigned int ustack_files = 1024;
+module_param(ustack_files, uint, 0400);
+MODULE_PARM_DESC(ustack_files, "Files user stack frames are named by, kept until unload (rounded up to a power of two; 0: none)");
+
+static struct ms_ufile *ms_ufiles;
+static unsigned int ms_ufiles_mask;
+static char *ms_ufile_buf;		/* the worker's: a path, then ELF headers */
+
+#define MS_UFILE_STATS(X)						\
+	X(ustack_files_full, "User stack frames left as addresses: the table of files (ustack_files) had no free slot for theirs.") \
+	X(ustack_mm_busy, "User stacks left as addresses: their address space was being changed (mmap lock taken for writing).")
+MS_STAT_SET(ufile, MS_UFILE_STATS);
+
+static void ms_ufile_work_fn(struct work_struct *work);
+static DECLARE_WORK(ms_ufile_work, ms_ufile_work_fn);
+
+static u64 ms_ufile_key(u32 dev, u64 ino, u32 gen)
+{
+	u64 h = (ino * 0x9e3779b97f4a7c15ULL) ^ ((u64)dev << 32 | gen) * 0xc2b2ae3d27d4eb4fULL;
+
+	return (h ^ h >> 29) | 1;
+}
+
+/*
+ * The slot of @file, claimed for it if new, or -1.  Probe context, with
+ * the mmap lock that keeps @file mapped.
+ */
+static int ms_ufile_slot(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	u32 dev = inode->i_sb->s_dev, gen = inode->i_generation;
+	u64 ino = inode->i_ino, key = ms_ufile_key(dev, ino, gen), k;
+	unsigned int h = hash_64(key, 32), i;
+
+	for (i = 0; i < MS_UFILE_REACH; i++) {
+		unsigned int s = (h + i) & ms_ufiles_mask;
+		struct ms_ufile *u = &ms_ufiles[s];
+
+		k = READ_ONCE(u->key);
+		if (k == key)
+			return s;
+		if (k)
+			continue;
+		k = cmpxchg(&u->key, 0, key);
+		if (k == key)
+			return s;
+		if (k)
+			continue;
+		u->dev = dev;
+		u->ino = ino;
+		u->gen = gen;
+		u->deleted = d_unlinked(file->f_path.dentry) || !inode->i_nlink;
+		u->file = get_file(file);
+		/* The worker sees the file once it sees the state. */
+		smp_store_release(&u->state, MS_UF_PENDING);
+		schedule_work(&ms_ufile_work);
+		return s;
+	}
+	ms_stat_inc(ufile, MS_ustack_files_full);
+	return -1;
+}
+
+/*
+ * Turn each of the @n user addresses at @ip that lies in a file mapping of
+ * the running task into a file frame (MEMSCOPE_FRAME_FILE).  Probe
+ * context, preemption off; never sleeps, never faults.
+ */
+void ms_ufile_frames(unsigned long *ip, unsigned int n)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma = NULL;
+	unsigned int i;
+
+	if (!ms_ufiles || !n || !mm)
+		return;
+	if ((IS_ENABLED(CONFIG_PREEMPT_RT) && irqs_disabled()) || !ms_mmap_read_trylock(mm)) {
+		ms_stat_inc(ufile, MS_ustack_mm_busy);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned long a = ip[i];
+		u64 off;
+		int s;
+
+		if (!vma || a < vma->vm_start || a >= vma->vm_end) {
+			vma = find_vma(mm, a);
+			if (vma && a < vma->vm_start)
+				vma = NULL;
+		}
+		if (!vma || !vma->vm_file)
+			continue;
+		off = a - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
+		if (off > MEMSCOPE_FRAME_OFF_MASK)
+			continue;
+		s = ms_ufile_slot(vma->vm_file);
+		if (s < 0)
+			continue;
+		ip[i] = MEMSCOPE_FRAME_FILE | (u64)s << MEMSCOPE_FRAME_SLOT_SHIFT | off;
+	}
+	ms_mmap_read_unlock(mm);
+}
+
+/* The ELF file's NT_GNU_BUILD_ID, from its PT_NOTE segments' first page. */
+static void ms_ufile_build_id(struct ms_ufile *u, struct file *f, char *buf)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	Elf64_Phdr *ph = (Elf64_Phdr *)buf;
+	char *note = buf + PAGE_SIZE;
+	unsigned int i, nph;
+
+	if (ms_kernel_read(f, buf, sizeof(*eh), 0) != sizeof(*eh) ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(*ph))
+		return;
+	nph = min_t(unsigned int, eh->e_phnum, PAGE_SIZE / sizeof(*ph));
+	if (ms_kernel_read(f, buf, nph * sizeof(*ph), eh->e_phoff) != nph * sizeof(*ph))
+		return;
+	for (i = 0; i < nph; i++) {
+		size_t len = min_t(u64, ph[i].p_filesz, PAGE_SIZE), at = 0;
+		ssize_t got;
+
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		got = ms_kernel_read(f, note, len, ph[i].p_offset);
+		if (got <= 0)
+			continue;
+		while (at + sizeof(Elf64_Nhdr) <= (size_t)got) {
+			const Elf64_Nhdr *nh = (const Elf64_Nhdr *)(note + at);
+			size_t name = ALIGN(nh->n_namesz, 4), desc = ALIGN(nh->n_descsz, 4);
+			const char *p = note + at + sizeof(*nh);
+
+			if (name > (size_t)got || desc > (size_t)got ||
+			    at + sizeof(*nh) + name + desc > (size_t)got)
+				break;
+			if (nh->n_type == MS_NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p, "GNU", 4) && nh->n_descsz &&
+			    nh->n_descsz <= MS_UFILE_BUILD_ID) {
+				memcpy(u->build_id, p + name, nh->n_descsz);
+				u->build_id_len = nh->n_descsz;
+				return;
+			}
+			at += sizeof(*nh) + name + desc;
+		}
+	}
+}
+
+/* Process context: name @u from its file, and let the file go. */
+static void ms_ufile_name(struct ms_ufile *u)
+{
+	struct file *f = u->file;
+	char *p;
+
+	p = dentry_path_raw(f->f_path.dentry, ms_ufile_buf, PAGE_SIZE);
+	if (IS_ERR(p)) {
+		strscpy(u->path, "-", sizeof(u->path));
+	} else {
+		u->truncated = strlen(p) >= sizeof(u->path);
+		strscpy(u->path, p, sizeof(u->path));
+	}
+	if (d_unlinked(f->f_path.dentry) || !file_inode(f)->i_nlink)
+		u->deleted = 1;
+	ms_ufile_build_id(u, f, ms_ufile_buf);
+	u->file = NULL;
+	smp_store_release(&u->state, MS_UF_NAMED);
+	fput(f);
+}
+
+static void ms_ufile_work_fn(struct work_struct *work)
+{
+	unsigned int i;
+
+	for (i = 0; i <= ms_ufiles_mask; i++) {
+		if (smp_load_acquire(&ms_ufiles[i].state) == MS_UF_PENDING)
+			ms_ufile_name(&ms_ufiles[i]);
+		cond_resched();
+	}
+}
+
+/*
+ * `files`: every slot in use, "slot dev ino gen state build_id path";
+ * a slot not named yet is "pending" with "-" for the rest.
+ */
+static int ms_ufiles_show(struct seq_file *m)
+{
+	unsigned int i, j;
+
+	seq_puts(m, "# slot dev ino gen state build_id path\n");
+	for (i = 0; ms_ufiles && i <= ms_ufiles_mask; i++) {
+		const struct ms_ufile *u = &ms_ufiles[i];
+
+		if (!READ_ONCE(u->key))
+			continue;
+		if (smp_load_acquire(&u->state) != MS_UF_NAMED) {
+			seq_printf(m, "%u - - - pending - -\n", i);
+			continue;
+		}
+		seq_printf(m, "%u %u:%u %llu %u %s ", i, MAJOR(u->dev), MINOR(u->dev),
+			   (unsigned long long)u->ino, u->gen,
+			   u->deleted ? "deleted" : u->truncated ? "truncated" : "named");
+		if (!u->build_id_len)
+			seq_putc(m, '-');
+		for (j = 0; j < u->build_id_len; j++)
+			seq_printf(m, "%02x", u->build_id[j]);
+		seq_putc(m, ' ');
+		ms_seq_escape(m, u->path);
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+
+static const struct ms_text ms_ufiles_text = {
+	.file = "files",
+	.show = ms_ufiles_show,
+};
+
+static void ms_ufile_exit(void)
+{
+	unsigned int i;
+
+	/* The probes are gone: no new slot, no new work. */
+	cancel_work_sync(&ms_ufile_work);
+	for (i = 0; ms_ufiles && i <= ms_ufiles_mask; i++)
+		if (ms_ufiles[i].state == MS_UF_PENDING && ms_ufiles[i].file)
+			fput(ms_ufiles[i].file);
+	vfree(ms_ufiles);
+	ms_ufiles = NULL;
+	free_pages((unsigned long)ms_ufile_buf, 1);
+	ms_ufile_buf = NULL;
+}
+
+/* The slots, as loaded (docs/testing.md's footprint reads it). */
+static void ms_ufile_version(struct seq_file *m)
+{
+	seq_printf(m, "ustack_files %u\n", ms_ufiles ? ms_ufiles_mask + 1 : 0);
+}
+
+static size_t ms_ufile_bytes(void)
+{
+	return ms_ufiles ? (ms_ufiles_mask + 1) * sizeof(*ms_ufiles) + 2 * PAGE_SIZE : 0;
+}
+
+static int __init ms_ufile_init(void)
+{
+	int err = ms_stat_set_add(&ms_ufile_stats) ?: ms_text_add(&ms_ufiles_text);
+
+	if (err || !MS_HAVE_USTACK_WALK || !ustack_files)
+		return err;
+	if (ustack_files > MEMSCOPE_FRAME_SLOT_MAX + 1) {
+		pr_err("memscope: ustack_files=%u is more than %u, load it with a smaller one\n",
+		       ustack_files, MEMSCOPE_FRAME_SLOT_MAX + 1);
+		return -EINVAL;
+	}
+	BUILD_BUG_ON(sizeof(struct ms_ufile) != 512);
+	ms_ufiles_mask = roundup_pow_of_two(ustack_files) - 1;
+	ms_ufiles = ms_self_alloc(vzalloc((ms_ufiles_mask + 1) * sizeof(*ms_ufiles)));
+	ms_ufile_buf = ms_self_alloc((char *)__get_free_pages(GFP_KERNEL, 1));
+	if (!ms_ufiles || !ms_ufile_buf) {
+		ms_ufile_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+const struct ms_family ms_ufile_family __refconst = {
+	.init = ms_ufile_init,
+	.exit = ms_ufile_exit,
+	.bytes = ms_ufile_bytes,
+	.version = ms_ufile_version,
+};

@@ -10,6 +10,7 @@
 
 #include "memscope.h"
 #include "nl.h"
+#include "unwind.h"
 
 static int cmd_help(const struct ms_opts *o);
 
@@ -626,6 +627,13 @@ int main(int argc, char **argv)
 	load_tools();
 	if (argc > 1 && !strcmp(argv[1], "__complete"))
 		return complete(argc, argv);
+	/* The unwind table built from FILE, as text: for tests/host, not a tool. */
+	if (argc > 1 && !strcmp(argv[1], "__unwind")) {
+		if (argc == 3)
+			return ms_unwind_print(argv[2]);
+		print_error("usage: memscope __unwind FILE");
+		return 1;
+	}
 	r = parse_args(argc, argv, &o, &tool);
 	if (r == ARGS_BAD)
 		return 1;

@@ -907,6 +907,53 @@ else
 	skip "stack frames named from every symbol source" "needs binutils, xz and a memscope built with libdw (libdw-dev)"
 fi
 
+# Unwind tables (userspace/unwind.c, format module/uapi/memscope_unwind.h)
+# against binutils: for Debian's own libc, python3.11, gzip and sort, and
+# symsrc built without .eh_frame for its own functions (their CFI then is
+# in .debug_frame), every row of `memscope __unwind FILE` must be the rule
+# readelf -wF gives over the same addresses, STOP where no FDE covers them
+# (tests/host/unwind_readelf.py says how each readelf row maps to a rule).
+# The comparison is shown to fail on a dump with one rule changed.  The
+# tables' sizes are printed.  Built without libdw: a clear error.
+unwind_cmp() { # unwind_cmp FILE: build, compare, sizes into $T/unwind.sizes
+	local dump=$T/unwind.${1##*/}
+	"$M" __unwind "$1" > "$dump" 2> "$T/err" || { echo "__unwind $1 failed:"; cat "$T/err"; return 1; }
+	python3 "$ROOT/tests/host/unwind_readelf.py" "$1" "$dump" || return 1
+	sed -n "1s|^# |${1#"$T"/}: |p" "$dump" >> "$T/unwind.sizes"
+}
+t_unwind() {
+	local f files=() bad="" mid
+	for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/python3.11 /usr/bin/gzip /usr/bin/sort; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || { echo "none of the objects is here"; return 1; }
+	gcc -g -O2 -fno-asynchronous-unwind-tables -o "$T/dbgframe" "$ROOT/tests/host/symsrc.c" &&
+		readelf -S "$T/dbgframe" | grep -q '\.debug_frame' || { echo "no .debug_frame in symsrc"; return 1; }
+	: > "$T/unwind.sizes"
+	for f in "${files[@]}" "$T/dbgframe"; do
+		unwind_cmp "$f" || bad=1
+	done
+	[ -z "$bad" ] || return 1
+	f=$T/unwind.gzip
+	mid=$(awk '/^0x/ && / rule cfa=rsp/ { n++ } n == 500 { print NR; exit }' "$f")
+	sed "${mid}s/cfa=rsp+\([0-9]*\)/cfa=rsp+1\1/" "$f" > "$T/unwind.bad"
+	! python3 "$ROOT/tests/host/unwind_readelf.py" /usr/bin/gzip "$T/unwind.bad" > "$T/out" ||
+		{ echo "a changed rule compares equal: line $mid"; return 1; }
+	grep -q "1 addresses differ" "$T/out" || { cat "$T/out"; return 1; }
+	ms __unwind /nonexistent; rc_is 1 && has_err "Error: cannot open /nonexistent" &&
+	{ ms __unwind "$ROOT/README.md"; rc_is 1; } && has_err "not an ELF object" || return 1
+	if [ -x "$T/sym/nolibdw/userspace/memscope" ]; then
+		"$T/sym/nolibdw/userspace/memscope" __unwind /usr/bin/gzip > "$T/out" 2> "$T/err"; rc=$?
+		rc_is 1 && has_err "built without libdw: no unwind tables" || return 1
+	fi
+}
+if command -v readelf > /dev/null && [ -x /usr/bin/gzip ] && pkg-config --exists libdw 2> /dev/null; then
+	t "unwind tables: every row as readelf -wF has it, for libc, python3, gzip, sort and .debug_frame" t_unwind
+	[ -s "$T/unwind.sizes" ] && sed 's/^/# /' "$T/unwind.sizes"
+else
+	skip "unwind tables against readelf -wF" "needs binutils, gzip and a memscope built with libdw (libdw-dev)"
+fi
+
 # flamegraph: folded stacks to a well-formed SVG that names every frame
 # with its count; malformed lines are skipped with a warning; no stacks at
 # all is an error that says what input it wants.

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The memscope authors.
+"""Compare `memscope __unwind FILE` with binutils' reading of FILE's CFI.
+
+usage: unwind_readelf.py FILE DUMP
+
+DUMP is the builder's table as text.  The expected table comes from
+`readelf -wN -wF FILE` (the CFI rows, interpreted: CFA, each register's
+rule) and `readelf -wf FILE` (the raw instructions: which expression a
+CFA of "exp" is).  Each readelf row becomes the text the builder prints
+for its rule:
+
+  CFA rsp+N or rbp+N, ra c-8   "rule cfa=rsp+N rbp=R ra=c-8", R the rbp
+                               column: s, c+N, or s for readelf's u (an
+                               unspecified rbp keeps its value, the
+                               x86-64 ABI's default; explicit undefined
+                               would print u too, so the test refuses a
+                               file that has one)
+  the same with cfa=rbp+16 and rbp=c-16: "fp-chain ..."
+  CFA exp, the .plt expression "plt"
+  an FDE of a CIE with "S"     "signal"
+  anything else                "stop" (another register as the CFA's
+                               base, another expression, ra not c-8,
+                               rbp in a register or an expression)
+  no FDE                       "stop"
+
+.eh_frame wins over .debug_frame where both cover an address, as in the
+builder.  Both sides are then cut to the table's covered range, gaps
+filled with stop, and runs of one rule merged; the two lists of
+(address, rule) must be equal.  Exit 0 when they are, else 1 with the
+first differences.
+"""
+import re
+import subprocess
+import sys
+
+PLT = ("DW_CFA_def_cfa_expression (DW_OP_breg7 (rsp): 8; DW_OP_breg16 (rip): 0; "
+       "DW_OP_lit15; DW_OP_and; DW_OP_lit11; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus)")
+ENTRY = re.compile(r"^([0-9a-f]{8,16}) [0-9a-f]+ [0-9a-f]+ (CIE|FDE)(.*)$")
+FDE_PC = re.compile(r"cie=([0-9a-f]+) pc=([0-9a-f]+)\.\.([0-9a-f]+)")
+SECTION = re.compile(r"^Contents of the (\S+) section:")
+
+
+def readelf(opt, path):
+    return subprocess.run(["readelf", "-wN", opt, path], check=True, capture_output=True,
+                          text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}).stdout
+
+
+def raw_expressions(path):
+    """(section, entry offset) -> the set of CFA expression kinds in it: plt, other."""
+    exprs, sec, key = {}, None, None
+    for line in readelf("-wf", path).splitlines():
+        m = SECTION.match(line)
+        if m:
+            sec = m.group(1)
+            continue
+        m = ENTRY.match(line)
+        if m:
+            key = (sec, int(m.group(1), 16))
+            exprs[key] = set()
+            continue
+        s = line.strip()
+        if key and s.startswith("DW_CFA_undefined: r6 "):
+            sys.exit("%s: DW_CFA_undefined for rbp, which readelf -wF prints as unspecified"
+                     % path)
+        if key and s.startswith("DW_CFA_def_cfa_expression"):
+            exprs[key].add("plt" if s == PLT else "other")
+    return exprs
+
+
+def rule_text(cols, cfa_exprs):
+    """A readelf row (column name -> value) as the builder prints its rule."""
+    cfa, ra = cols.get("CFA", "u"), cols.get("ra", "u")
+    rbp = cols.get("rbp", "u")
+    rbp = "s" if rbp == "u" else rbp
+    if rbp != "s" and not re.fullmatch(r"c[+-]\d+", rbp):
+        return "stop"
+    if ra != "c-8":
+        return "stop"
+    if cfa == "exp":
+        return "plt" if cfa_exprs == {"plt"} and rbp == "s" else "stop"
+    if not re.fullmatch(r"(rsp|rbp)[+-]\d+", cfa):
+        return "stop"
+    kind = "fp-chain" if cfa == "rbp+16" and rbp == "c-16" else "rule"
+    return "%s cfa=%s rbp=%s ra=%s" % (kind, cfa, rbp, ra)
+
+
+def readelf_ranges(path):
+    """{section: [(lo, hi, rule text)]}, the readelf rows of each FDE."""
+    exprs = raw_expressions(path)
+    ranges, cies = {}, {}
+    sec, names, cur, fde_rows = None, None, None, None
+
+    def close():
+        if cur is None or cur[0] != "FDE":
+            return
+        _, key, lo, hi, cie = cur
+        rows = fde_rows or [(lo, dict(cies.get((sec, cie), {}).get("row", {})))]
+        signal = "S" in cies.get((sec, cie), {}).get("aug", "")
+        seen = exprs.get(key, set()) | exprs.get((sec, cie), set())
+        for i, (at, cols) in enumerate(rows):
+            end = rows[i + 1][0] if i + 1 < len(rows) else hi
+            ranges.setdefault(sec, []).append(
+                (at, end, "signal" if signal else rule_text(cols, seen)))
+
+    for line in readelf("-wF", path).splitlines():
+        m = SECTION.match(line)
+        if m:
+            close()
+            sec, cur = m.group(1), None
+            continue
+        m = ENTRY.match(line)
+        if m:
+            close()
+            key = (sec, int(m.group(1), 16))
+            if m.group(2) == "CIE":
+                aug = re.match(r' "([^"]*)"', m.group(3))
+                cies[key] = {"aug": aug.group(1) if aug else ""}
+                cur = ("CIE", key)
+            else:
+                f = FDE_PC.search(m.group(3))
+                cur = ("FDE", key, int(f.group(2), 16), int(f.group(3), 16), int(f.group(1), 16))
+            fde_rows, names = [], None
+            continue
+        fields = []
+        for word in line.split():	# "r10 (r10)": a register rule, one column
+            if word.startswith("(") and fields:
+                fields[-1] += " " + word
+            else:
+                fields.append(word)
+        if not fields or cur is None:
+            continue
+        if fields[0] == "LOC":
+            names = fields[1:]
+        elif names and re.fullmatch(r"[0-9a-f]+", fields[0]):
+            cols = dict(zip(names, fields[1:]))
+            if cur[0] == "CIE":
+                cies[cur[1]]["row"] = cols
+            else:
+                fde_rows.append((int(fields[0], 16), cols))
+    close()
+    return ranges
+
+
+def merge(pieces, lo, hi):
+    """Sorted, non-overlapping (start, end, text) over [lo, hi): gaps stop, runs merged."""
+    out, at = [], lo
+    for s, e, text in sorted(pieces):
+        s, e = max(s, lo), min(e, hi)
+        if s >= e:
+            continue
+        if s < at:
+            sys.exit("readelf has FDEs that overlap at 0x%x" % s)
+        if s > at:
+            out.append((at, "stop"))
+        out.append((s, text))
+        at = e
+    if at < hi:
+        out.append((at, "stop"))
+    return [r for i, r in enumerate(out) if i == 0 or out[i - 1][1] != r[1]]
+
+
+def expected(path, lo, hi):
+    ranges = readelf_ranges(path)
+    eh = ranges.get(".eh_frame", [])
+    pieces = list(eh)
+    covered = sorted((s, e) for s, e, _ in eh)
+    for s, e, text in ranges.get(".debug_frame", []):
+        for cs, ce in covered:	# the parts .eh_frame does not cover
+            if cs < e and ce > s:
+                if s < cs:
+                    pieces.append((s, cs, text))
+                s = max(s, ce)
+        if s < e:
+            pieces.append((s, e, text))
+    return merge(pieces, lo, hi), sum(len(v) for v in ranges.values())
+
+
+def main():
+    path, dump = sys.argv[1], sys.argv[2]
+    got, lo, hi = [], None, None
+    for line in open(dump):
+        m = re.match(r"# covers 0x([0-9a-f]+)-0x([0-9a-f]+)$", line)
+        if m:
+            lo, hi = int(m.group(1), 16), int(m.group(2), 16)
+        elif not line.startswith("#"):
+            addr, text = line.rstrip("\n").split(" ", 1)
+            got.append((int(addr, 16), text))
+    if lo is None:
+        sys.exit("%s: no '# covers' line" % dump)
+    want, nrows = expected(path, lo, hi)
+    if got == want:
+        print("%s: %d readelf rows, %d table rows, all equal" % (path, nrows, len(got)))
+        return 0
+    wd, gd = dict(want), dict(got)
+    bad = [a for a in sorted(set(wd) | set(gd)) if wd.get(a) != gd.get(a)]
+    print("%s: %d readelf rows as %d table rows, the builder has %d; %d addresses differ:"
+          % (path, nrows, len(want), len(got), len(bad)))
+    for a in bad[:20]:
+        print("  0x%x readelf %-40s builder %s" % (a, wd.get(a, "-"), gd.get(a, "-")))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

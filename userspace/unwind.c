@@ -15,6 +15,7 @@
  * between functions and the few stubs without CFI.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -84,9 +85,14 @@ long ms_unwind_lookup(const void *blob, uint64_t addr)
 	return lo;
 }
 
+/* Every field known, and a base for the CFA where the kind computes one. */
 static bool rule_known(const struct memscope_unwind_rule *r)
 {
+	bool cfa = r->kind == MEMSCOPE_UNWIND_RULE || r->kind == MEMSCOPE_UNWIND_FP_CHAIN ||
+		   r->kind == MEMSCOPE_UNWIND_PLT;
+
 	return r->kind < MEMSCOPE_UNWIND_KINDS && r->cfa_base <= MEMSCOPE_UNWIND_REG_FP &&
+	       (!cfa || r->cfa_base != MEMSCOPE_UNWIND_REG_NONE) &&
 	       r->fp_rule <= MEMSCOPE_UNWIND_AT_CFA && r->ra_rule <= MEMSCOPE_UNWIND_AT_CFA;
 }
 
@@ -130,6 +136,8 @@ int ms_unwind_check(const void *blob, size_t size, char *err, size_t errlen)
 	if (size < sizeof(*h) || h->magic != MEMSCOPE_UNWIND_MAGIC ||
 	    h->version != MEMSCOPE_UNWIND_VERSION)
 		why = "no memscope unwind table of this version";
+	else if (h->machine != EM_X86_64 || h->flags)
+		why = "a table for another machine, or with flags this version does not know";
 	else if (h->header_size < sizeof(*h) || h->header_size % 8 || blob_size(h) != size)
 		why = "its size is not what its header says";
 	else if (h->nr_pages != NPAGES(h->size))

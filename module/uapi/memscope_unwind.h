@@ -21,12 +21,14 @@
  * + 4 nr_pages.
  *
  * What the module must check before it uses a table, since a walk in
- * probe context cannot afford to: magic, version, machine (its own),
- * header_size >= sizeof(struct memscope_unwind_header), the blob's length
- * equal to the total above, nr_rows >= 1, rows[0].addr == 0, rows' addr
- * strictly increasing and each < size, each row's rule < nr_rules, each
- * rule's kind, cfa_base, fp_rule and ra_rule known, nr_pages ==
- * (size + 4095) >> 12, and each page entry the row it should be (below).
+ * probe context cannot afford to: magic, version, machine (its own), no
+ * flags, header_size >= sizeof(struct memscope_unwind_header) and a
+ * multiple of 8, the blob's length equal to the total above, nr_rows >= 1,
+ * rows[0].addr == 0, rows' addr strictly increasing and each < size, each
+ * row's rule < nr_rules, each rule's kind, cfa_base, fp_rule and ra_rule
+ * known and a cfa_base other than NONE for RULE, FP_CHAIN and PLT,
+ * nr_pages == (size + 4095) >> 12, and each page entry the row it should
+ * be (below).
  * The builder keeps two more properties that a walker does not rely on:
  * no two consecutive rows have the same rule, and no two rules are equal.
  *

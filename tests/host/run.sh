@@ -913,8 +913,10 @@ fi
 # in .debug_frame), every row of `memscope __unwind FILE` must be the rule
 # readelf -wF gives over the same addresses, STOP where no FDE covers them
 # (tests/host/unwind_readelf.py says how each readelf row maps to a rule).
-# The comparison is shown to fail on a dump with one rule changed.  The
-# tables' sizes are printed.  Built without libdw: a clear error.
+# The comparison is shown to fail on a dump with one rule changed, and the
+# table's checks to refuse a blob with any one thing broken
+# (tests/host/unwind_check.c).  The tables' sizes are printed.  Built
+# without libdw: a clear error.
 unwind_cmp() { # unwind_cmp FILE: build, compare, sizes into $T/unwind.sizes
 	local dump=$T/unwind.${1##*/}
 	"$M" __unwind "$1" > "$dump" 2> "$T/err" || { echo "__unwind $1 failed:"; cat "$T/err"; return 1; }
@@ -940,6 +942,10 @@ t_unwind() {
 	! python3 "$ROOT/tests/host/unwind_readelf.py" /usr/bin/gzip "$T/unwind.bad" > "$T/out" ||
 		{ echo "a changed rule compares equal: line $mid"; return 1; }
 	grep -q "1 addresses differ" "$T/out" || { cat "$T/out"; return 1; }
+	# shellcheck disable=SC2046
+	gcc -std=c11 -Wall -Wextra -Werror -O2 -DMS_HAVE_LIBDW -I"$ROOT/userspace" -o "$T/unwind_check" \
+		"$ROOT/tests/host/unwind_check.c" "$ROOT/userspace/unwind.c" "$ROOT/userspace/print.c" \
+		$(pkg-config --cflags --libs libdw) -lm && "$T/unwind_check" /usr/bin/gzip || return 1
 	ms __unwind /nonexistent; rc_is 1 && has_err "Error: cannot open /nonexistent" &&
 	{ ms __unwind "$ROOT/README.md"; rc_is 1; } && has_err "not an ELF object" || return 1
 	if [ -x "$T/sym/nolibdw/userspace/memscope" ]; then

@@ -4,7 +4,7 @@
  * (unwind.h; the format is module/uapi/memscope_unwind.h).
  * Copyright (C) 2026 The memscope authors.
  *
- * libdw computes the CFI: for each address of the executable PT_LOAD,
+ * libdw computes the CFI: for each address of each executable PT_LOAD,
  * dwarf_cfi_addrframe() on .eh_frame (dwarf_getcfi_elf()), else on
  * .debug_frame (dwarf_getcfi()), gives the frame state and the range
  * [start, end) it holds for; the walk goes on from end.  Each state
@@ -211,9 +211,13 @@ void ms_unwind_dump(const struct ms_unwind_table *t, FILE *fp)
 
 void ms_unwind_free(struct ms_unwind_table *t)
 {
-	if (t)
+	while (t) {
+		struct ms_unwind_table *next = t->next;
+
 		free(t->blob);
-	free(t);
+		free(t);
+		t = next;
+	}
 }
 
 #ifdef MS_HAVE_LIBDW
@@ -476,45 +480,36 @@ static int assemble(struct builder *b, uint16_t machine, const GElf_Phdr *ph)
 	return 0;
 }
 
-/* The one executable PT_LOAD: 0, else -1 with ERR. */
-static int exec_segment(Elf *elf, GElf_Phdr *out, char *err, size_t errlen)
+/* The table of executable segment PH, added to the chain at *TAIL. */
+static int build_segment(struct builder *b, Dwarf_CFI *const cfi[2], uint16_t machine,
+			 const GElf_Phdr *ph, struct ms_unwind_table ***tail)
 {
-	size_t nph, i, n = 0;
-
-	*out = (GElf_Phdr){ 0 };
-	if (elf_getphdrnum(elf, &nph)) {
-		snprintf(err, errlen, "no program headers: %s", elf_errmsg(-1));
+	if (ph->p_memsz == 0 || ph->p_memsz > UINT32_MAX) {
+		snprintf(b->err, b->errlen, "an executable segment of %llu bytes",
+			 (unsigned long long)ph->p_memsz);
 		return -1;
 	}
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-		    n++ == 0)
-			*out = ph;
-	}
-	if (n != 1) {
-		if (n)
-			snprintf(err, errlen, "%zu executable PT_LOAD segments, a table covers one", n);
-		else
-			snprintf(err, errlen, "no executable PT_LOAD segment");
+	b->t = **tail = calloc(1, sizeof(*b->t));
+	if (!b->t) {
+		snprintf(b->err, b->errlen, "out of memory");
 		return -1;
 	}
-	if (out->p_memsz == 0 || out->p_memsz > UINT32_MAX) {
-		snprintf(err, errlen, "an executable segment of %llu bytes",
-			 (unsigned long long)out->p_memsz);
-		return -1;
-	}
-	return 0;
+	*tail = &b->t->next;
+	b->nrules = b->nrows = 0;
+	b->base = ph->p_vaddr;
+	b->size = ph->p_memsz;
+	return walk_cfi(b, cfi) ? -1 : assemble(b, machine, ph);
 }
 
-static int build_elf(Elf *elf, struct builder *b)
+/* A table for each executable PT_LOAD, in the chain at *OUT. */
+static int build_elf(Elf *elf, struct builder *b, struct ms_unwind_table **out)
 {
+	struct ms_unwind_table **tail = out;
 	Dwarf_CFI *cfi[2] = { NULL, NULL };
 	Dwarf *dw = NULL;
+	size_t nph, i;
 	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	int r = -1;
+	int r = 0;
 
 	if (!gelf_getehdr(elf, &eh) || elf_kind(elf) != ELF_K_ELF) {
 		snprintf(b->err, b->errlen, "not an ELF object");
@@ -525,17 +520,27 @@ static int build_elf(Elf *elf, struct builder *b)
 			 eh.e_machine);
 		return -1;
 	}
-	if (exec_segment(elf, &ph, b->err, b->errlen))
+	if (elf_getphdrnum(elf, &nph)) {
+		snprintf(b->err, b->errlen, "no program headers: %s", elf_errmsg(-1));
 		return -1;
-	b->base = ph.p_vaddr;
-	b->size = ph.p_memsz;
+	}
 	cfi[0] = dwarf_getcfi_elf(elf);
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);	/* NULL without debug sections */
 	cfi[1] = dw ? dwarf_getcfi(dw) : NULL;
-	if (!cfi[0] && !cfi[1])
+	if (!cfi[0] && !cfi[1]) {
 		snprintf(b->err, b->errlen, "no .eh_frame or .debug_frame");
-	else if (!walk_cfi(b, cfi))
-		r = assemble(b, eh.e_machine, &ph);
+		r = -1;
+	}
+	for (i = 0; !r && i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			r = build_segment(b, cfi, eh.e_machine, &ph, &tail);
+	}
+	if (!r && !*out) {
+		snprintf(b->err, b->errlen, "no executable PT_LOAD segment");
+		r = -1;
+	}
 	if (cfi[0])
 		dwarf_cfi_end(cfi[0]);
 	if (dw)
@@ -559,14 +564,11 @@ int ms_unwind_build(const char *path, int fd, struct ms_unwind_table **out, char
 		}
 	}
 	elf_version(EV_CURRENT);
-	b.t = calloc(1, sizeof(*b.t));
-	elf = b.t ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	if (!b.t)
-		snprintf(err, errlen, "out of memory");
-	else if (!elf)
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
 		snprintf(err, errlen, "%s: not an ELF object: %s", path, elf_errmsg(-1));
-	if (elf) {
-		r = build_elf(elf, &b);
+	} else {
+		r = build_elf(elf, &b, out);
 		elf_end(elf);
 	}
 	if (r && elf) {		/* say which file */
@@ -580,11 +582,10 @@ int ms_unwind_build(const char *path, int fd, struct ms_unwind_table **out, char
 	if (own >= 0)
 		close(own);
 	if (r) {
-		ms_unwind_free(b.t);
-		return -1;
+		ms_unwind_free(*out);
+		*out = NULL;
 	}
-	*out = b.t;
-	return 0;
+	return r;
 }
 
 #else
@@ -602,19 +603,21 @@ int ms_unwind_build(const char *path, int fd, struct ms_unwind_table **out, char
 
 int ms_unwind_print(const char *path)
 {
-	struct ms_unwind_table *t;
+	struct ms_unwind_table *t, *s;
 	char err[512];
 
 	if (ms_unwind_build(path, -1, &t, err, sizeof(err))) {
 		print_error("%s", err);
 		return 1;
 	}
-	if (ms_unwind_check(t->blob, t->size, err, sizeof(err))) {
-		print_error("the table built from %s fails its own check: %s", path, err);
-		ms_unwind_free(t);
-		return 1;
+	for (s = t; s; s = s->next) {
+		if (ms_unwind_check(s->blob, s->size, err, sizeof(err))) {
+			print_error("the table built from %s fails its own check: %s", path, err);
+			ms_unwind_free(t);
+			return 1;
+		}
+		ms_unwind_dump(s, stdout);
 	}
-	ms_unwind_dump(t, stdout);
 	ms_unwind_free(t);
 	return 0;
 }

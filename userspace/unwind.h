@@ -25,6 +25,7 @@ enum ms_unwind_stop {
 };
 
 struct ms_unwind_table {
+	struct ms_unwind_table *next;	/* the object's next executable segment's */
 	void *blob;		/* header, rules, rows, page index */
 	size_t size;		/* its bytes */
 	/* rows of each kind; CFI ranges (before merging) made STOP, by reason */
@@ -33,10 +34,11 @@ struct ms_unwind_table {
 };
 
 /*
- * Build the table of the file PATH, read from FD if it is not -1 (PATH
- * then only names it in errors).  0 and *OUT, or -1 and ERR says why:
- * not ELF, not x86-64, no or several executable PT_LOADs, no CFI, or a
- * build without libdw.
+ * Build the tables of the file PATH, one for each executable PT_LOAD (in
+ * their order, chained by next; most objects have one), read from FD if
+ * it is not -1 (PATH then only names it in errors).  0 and *OUT, or -1
+ * and ERR says why: not ELF, not x86-64, no executable PT_LOAD, no CFI,
+ * or a build without libdw.  ms_unwind_free() frees the chain.
  */
 int ms_unwind_build(const char *path, int fd, struct ms_unwind_table **out, char *err,
 		    size_t errlen);
@@ -66,7 +68,7 @@ long ms_unwind_lookup(const void *blob, uint64_t addr);
  */
 void ms_unwind_dump(const struct ms_unwind_table *t, FILE *fp);
 
-/* `memscope __unwind FILE`: FILE's table, checked, dumped; 0, else 1 with an error. */
+/* `memscope __unwind FILE`: FILE's tables, checked, dumped; 0, else 1 with an error. */
 int ms_unwind_print(const char *path);
 
 #endif

@@ -35,7 +35,8 @@
  * Looking up a user pc, in the VMA that maps it from this file:
  *
  *   1. off = pc - vm_start + (vm_pgoff << PAGE_SHIFT), the file offset;
- *      outside [seg_offset, seg_offset + seg_filesz): no rule (STOP).
+ *      outside [seg_offset, seg_offset + seg_filesz) of every table of
+ *      the file: no rule (STOP).
  *   2. a = off - seg_offset + seg_vaddr, the ELF (link-time) address.
  *      For every frame whose pc is a return address, that is every frame
  *      but the first and but one whose registers came from a signal frame,
@@ -77,9 +78,10 @@
 /*
  * One table covers one executable PT_LOAD of one file, the one a
  * file-backed executable VMA maps: [base, base + size) of ELF addresses,
- * which is [seg_vaddr, seg_vaddr + seg_memsz).  A file with more than one
- * executable PT_LOAD is refused by the builder (no such file on Debian 12
- * or RHEL 9); a second segment would need a second table.
+ * which is [seg_vaddr, seg_vaddr + seg_memsz).  A file with several
+ * executable PT_LOADs (Debian 12's node has three) has a table for each:
+ * the one whose [seg_offset, seg_offset + seg_filesz) holds the file
+ * offset of step 1 below is the one to follow.
  */
 struct memscope_unwind_header {
 	__u32 magic;		/* MEMSCOPE_UNWIND_MAGIC */

@@ -908,7 +908,8 @@ else
 fi
 
 # Unwind tables (userspace/unwind.c, format module/uapi/memscope_unwind.h)
-# against binutils: for Debian's own libc, python3.11, gzip and sort, and
+# against binutils: for Debian's own libc, python3.11, gzip and sort, node
+# where it is installed (three executable segments, a table each), and
 # symsrc built without .eh_frame for its own functions (their CFI then is
 # in .debug_frame), every row of `memscope __unwind FILE` must be the rule
 # readelf -wF gives over the same addresses, STOP where no FDE covers them
@@ -921,11 +922,12 @@ unwind_cmp() { # unwind_cmp FILE: build, compare, sizes into $T/unwind.sizes
 	local dump=$T/unwind.${1##*/}
 	"$M" __unwind "$1" > "$dump" 2> "$T/err" || { echo "__unwind $1 failed:"; cat "$T/err"; return 1; }
 	python3 "$ROOT/tests/host/unwind_readelf.py" "$1" "$dump" || return 1
-	sed -n "1s|^# |${1#"$T"/}: |p" "$dump" >> "$T/unwind.sizes"
+	sed -n "s|^# rules |${1#"$T"/}: rules |p" "$dump" >> "$T/unwind.sizes"
 }
 t_unwind() {
 	local f files=() bad="" mid
-	for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/python3.11 /usr/bin/gzip /usr/bin/sort; do
+	for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/python3.11 /usr/bin/gzip /usr/bin/sort \
+		/usr/bin/node; do
 		[ -f "$f" ] && files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || { echo "none of the objects is here"; return 1; }
@@ -954,7 +956,7 @@ t_unwind() {
 	fi
 }
 if command -v readelf > /dev/null && [ -x /usr/bin/gzip ] && pkg-config --exists libdw 2> /dev/null; then
-	t "unwind tables: every row as readelf -wF has it, for libc, python3, gzip, sort and .debug_frame" t_unwind
+	t "unwind tables: every row as readelf -wF has it, for libc, python3, gzip, sort, node and .debug_frame" t_unwind
 	[ -s "$T/unwind.sizes" ] && sed 's/^/# /' "$T/unwind.sizes"
 else
 	skip "unwind tables against readelf -wF" "needs binutils, gzip and a memscope built with libdw (libdw-dev)"

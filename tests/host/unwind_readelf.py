@@ -26,10 +26,11 @@ for its rule:
   no FDE                       "stop"
 
 .eh_frame wins over .debug_frame where both cover an address, as in the
-builder.  Both sides are then cut to the table's covered range, gaps
-filled with stop, and runs of one rule merged; the two lists of
-(address, rule) must be equal.  Exit 0 when they are, else 1 with the
-first differences.
+builder.  For each table of the dump (one per executable segment, each
+after its "# covers" line), readelf's rows are cut to the table's
+covered range, gaps filled with stop, and runs of one rule merged; the
+two lists of (address, rule) must be equal.  Exit 0 when they are, else
+1 with the first differences.
 """
 import re
 import subprocess
@@ -161,7 +162,8 @@ def merge(pieces, lo, hi):
     return [r for i, r in enumerate(out) if i == 0 or out[i - 1][1] != r[1]]
 
 
-def expected(path, lo, hi):
+def readelf_pieces(path):
+    """(start, end, rule) of every readelf row, .eh_frame's first; the row count."""
     ranges = readelf_ranges(path)
     eh = ranges.get(".eh_frame", [])
     pieces = list(eh)
@@ -174,32 +176,44 @@ def expected(path, lo, hi):
                 s = max(s, ce)
         if s < e:
             pieces.append((s, e, text))
-    return merge(pieces, lo, hi), sum(len(v) for v in ranges.values())
+    return pieces, sum(len(v) for v in ranges.values())
+
+
+def dump_tables(dump):
+    """The dump's tables: [(lo, hi, [(address, rule)])], one per '# covers' line."""
+    tables = []
+    for line in open(dump):
+        m = re.match(r"# covers 0x([0-9a-f]+)-0x([0-9a-f]+)$", line)
+        if m:
+            tables.append((int(m.group(1), 16), int(m.group(2), 16), []))
+        elif not line.startswith("#"):
+            if not tables:
+                sys.exit("%s: a row before any '# covers' line" % dump)
+            addr, text = line.rstrip("\n").split(" ", 1)
+            tables[-1][2].append((int(addr, 16), text))
+    if not tables:
+        sys.exit("%s: no '# covers' line" % dump)
+    return tables
 
 
 def main():
     path, dump = sys.argv[1], sys.argv[2]
-    got, lo, hi = [], None, None
-    for line in open(dump):
-        m = re.match(r"# covers 0x([0-9a-f]+)-0x([0-9a-f]+)$", line)
-        if m:
-            lo, hi = int(m.group(1), 16), int(m.group(2), 16)
-        elif not line.startswith("#"):
-            addr, text = line.rstrip("\n").split(" ", 1)
-            got.append((int(addr, 16), text))
-    if lo is None:
-        sys.exit("%s: no '# covers' line" % dump)
-    want, nrows = expected(path, lo, hi)
-    if got == want:
-        print("%s: %d readelf rows, %d table rows, all equal" % (path, nrows, len(got)))
-        return 0
-    wd, gd = dict(want), dict(got)
-    bad = [a for a in sorted(set(wd) | set(gd)) if wd.get(a) != gd.get(a)]
-    print("%s: %d readelf rows as %d table rows, the builder has %d; %d addresses differ:"
-          % (path, nrows, len(want), len(got), len(bad)))
-    for a in bad[:20]:
-        print("  0x%x readelf %-40s builder %s" % (a, wd.get(a, "-"), gd.get(a, "-")))
-    return 1
+    tables, bad = dump_tables(dump), 0
+    pieces, nrows = readelf_pieces(path)
+    for lo, hi, got in tables:
+        want = merge(pieces, lo, hi)
+        if got == want:
+            print("%s [0x%x, 0x%x): %d readelf rows, %d table rows, all equal"
+                  % (path, lo, hi, nrows, len(got)))
+            continue
+        wd, gd = dict(want), dict(got)
+        diff = [a for a in sorted(set(wd) | set(gd)) if wd.get(a) != gd.get(a)]
+        print("%s [0x%x, 0x%x): %d readelf rows as %d table rows, the builder has %d; "
+              "%d addresses differ:" % (path, lo, hi, nrows, len(want), len(got), len(diff)))
+        for a in diff[:20]:
+            print("  0x%x readelf %-40s builder %s" % (a, wd.get(a, "-"), gd.get(a, "-")))
+        bad = 1
+    return bad
 
 
 if __name__ == "__main__":

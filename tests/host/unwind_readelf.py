@@ -5,10 +5,10 @@
 
 usage: unwind_readelf.py FILE DUMP
 
-DUMP is the builder's table as text.  The expected table comes from
+DUMP is the builder's tables as text.  The expected ones come from
 `readelf -wN -wF FILE` (the CFI rows, interpreted: CFA, each register's
-rule) and `readelf -wf FILE` (the raw instructions: which expression a
-CFA of "exp" is).  Each readelf row becomes the text the builder prints
+rule) and `readelf -wN -wf FILE` (the raw instructions: which expression
+a CFA of "exp" is); -wN: the object's own CFI, no debuglink followed.  Each readelf row becomes the text the builder prints
 for its rule:
 
   CFA rsp+N or rbp+N, ra c-8   "rule cfa=rsp+N rbp=R ra=c-8", R the rbp

@@ -19,7 +19,6 @@
  * however many libraries the stacks run through.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -78,21 +77,6 @@ static char debuginfo_buf[4200] = "+:.debug:/usr/lib/debug";
 void ms_symbols_debug_dir(const char *dir)
 {
 	snprintf(debuginfo_buf, sizeof(debuginfo_buf), "+:.debug:%s", dir);
-}
-
-bool ms_symbols_by_build_id(const char *hex, char *buf, size_t len)
-{
-	const char *dir = debuginfo_buf + strlen("+:.debug:");
-	size_t n = strlen(hex), i;
-
-	if (n < 4 || n % 2)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)hex[i]))
-			return false;
-	if ((size_t)snprintf(buf, len, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2) >= len)
-		return false;
-	return access(buf, R_OK) == 0;
 }
 
 #ifdef MS_HAVE_LIBELF

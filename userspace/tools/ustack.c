@@ -8,8 +8,8 @@
  * The module keeps each frame as a mapped file and an offset in it (a
  * slot of its `files` text, which holds the file's path, identity and
  * build-id), so frames are named after their process exited; symbols.c
- * names the offset.  A file deleted or replaced since is named from its
- * debuginfo by build-id where there is some, else says so.  A frame the
+ * names the offset.  The frames of a file deleted or replaced since say
+ * so.  A frame the
  * module could not tie to a file (its address space was busy, its table
  * of files full, a module before format 3) is a raw address: the
  * process's /proc/PID/maps turns it into a file and an offset, at the
@@ -284,8 +284,9 @@ static void read_mounts(void)
  * within its filesystem and its device: a mount of that device here whose
  * directory holds the path gives the file as this process sees it, if it
  * is still the same file (device and inode).  Else the frame's file was
- * deleted, replaced, or is not mounted here: its debuginfo by build-id
- * names it, marked so.
+ * deleted, replaced, or is not mounted here, and its frames say so.  (Its
+ * debuginfo by build-id cannot name them yet: a .debug file's segments
+ * have no file offsets, and the frames are offsets into the file.)
  */
 static void ufile_resolve(struct ufile *u)
 {
@@ -324,8 +325,6 @@ static void ufile_resolve(struct ufile *u)
 		}
 	}
 	u->mark = u->deleted || (seen && !exists) ? "deleted" : seen ? "replaced" : "not mounted here";
-	if (u->build_id && ms_symbols_by_build_id(u->build_id, buf, sizeof(buf)))
-		u->src = ms_xstrdup(buf);
 }
 
 /* Whether a snapshot's frames name a slot not named yet. */
@@ -392,15 +391,8 @@ static void add_file_frames(uint64_t ip, bool ret, char **out, size_t *len, size
 	if (u->src && ms_symbols_source() != MS_SYM_NONE)
 		n = ms_symbolize(u->path, u->src, off - (ret && off ? 1 : 0), names,
 				 sizeof(names) / sizeof(names[0]));
-	for (i = 0; i < n; i++) {
-		/* A frame of a file gone since says so, named from its debuginfo. */
-		if (u->mark) {
-			snprintf(buf, sizeof(buf), "%s (%s)", names[i], u->mark);
-			append_frame(out, len, cap, buf);
-		} else {
-			append_frame(out, len, cap, names[i]);
-		}
-	}
+	for (i = 0; i < n; i++)
+		append_frame(out, len, cap, names[i]);
 	if (n)
 		return;
 	if (ms_symbols_source() == MS_SYM_NONE)

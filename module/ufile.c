@@ -56,7 +56,8 @@
 #include "memscope.h"
 
 #define MS_UFILE_REACH		16
-#define MS_UFILE_PATH		456	/* a slot is 512 bytes */
+#define MS_UFILE_PATH		424	/* a slot is 512 bytes */
+#define MS_UFILE_LOADS		2	/* executable segments kept */
 #define MS_UFILE_BUILD_ID	20	/* SHA-1, what GNU ld writes */
 #define MS_NT_GNU_BUILD_ID	3	/* elf.h's; the kernel has it in lib/buildid.c only */
 
@@ -77,6 +78,11 @@ struct ms_ufile {
 	u8 truncated;		/* the path did not fit */
 	u8 build_id_len;
 	u8 build_id[MS_UFILE_BUILD_ID];
+	/* Executable PT_LOADs: what maps a frame's offset to an address in the ELF. */
+	struct {
+		u32 off, filesz;
+		u64 vaddr;
+	} load[MS_UFILE_LOADS];
 	char path[MS_UFILE_PATH];
 };
 
@@ -182,13 +188,16 @@ void ms_ufile_frames(unsigned long *ip, unsigned int n)
 	ms_mmap_read_unlock(mm);
 }
 
-/* The ELF file's NT_GNU_BUILD_ID, from its PT_NOTE segments' first page. */
-static void ms_ufile_build_id(struct ms_ufile *u, struct file *f, char *buf)
+/*
+ * The ELF file's executable segments, and its NT_GNU_BUILD_ID from its
+ * PT_NOTE segments' first page.
+ */
+static void ms_ufile_read_elf(struct ms_ufile *u, struct file *f, char *buf)
 {
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
 	Elf64_Phdr *ph = (Elf64_Phdr *)buf;
 	char *note = buf + PAGE_SIZE;
-	unsigned int i, nph;
+	unsigned int i, j, nph;
 
 	if (ms_kernel_read(f, buf, sizeof(*eh), 0) != sizeof(*eh) ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -197,6 +206,14 @@ static void ms_ufile_build_id(struct ms_ufile *u, struct file *f, char *buf)
 	nph = min_t(unsigned int, eh->e_phnum, PAGE_SIZE / sizeof(*ph));
 	if (ms_kernel_read(f, buf, nph * sizeof(*ph), eh->e_phoff) != nph * sizeof(*ph))
 		return;
+	for (i = 0, j = 0; i < nph && j < MS_UFILE_LOADS; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) ||
+		    ph[i].p_offset > U32_MAX || ph[i].p_filesz > U32_MAX)
+			continue;
+		u->load[j].off = ph[i].p_offset;
+		u->load[j].filesz = ph[i].p_filesz;
+		u->load[j++].vaddr = ph[i].p_vaddr;
+	}
 	for (i = 0; i < nph; i++) {
 		size_t len = min_t(u64, ph[i].p_filesz, PAGE_SIZE), at = 0;
 		ssize_t got;
@@ -241,7 +258,7 @@ static void ms_ufile_name(struct ms_ufile *u)
 	}
 	if (d_unlinked(f->f_path.dentry) || !file_inode(f)->i_nlink)
 		u->deleted = 1;
-	ms_ufile_build_id(u, f, ms_ufile_buf);
+	ms_ufile_read_elf(u, f, ms_ufile_buf);
 	u->file = NULL;
 	smp_store_release(&u->state, MS_UF_NAMED);
 	fput(f);
@@ -259,21 +276,21 @@ static void ms_ufile_work_fn(struct work_struct *work)
 }
 
 /*
- * `files`: every slot in use, "slot dev ino gen state build_id path";
- * a slot not named yet is "pending" with "-" for the rest.
+ * `files`: every slot in use, "slot dev ino gen state build_id loads
+ * path"; a slot not named yet is "pending" with "-" for the rest.
  */
 static int ms_ufiles_show(struct seq_file *m)
 {
 	unsigned int i, j;
 
-	seq_puts(m, "# slot dev ino gen state build_id path\n");
+	seq_puts(m, "# slot dev ino gen state build_id loads path\n");
 	for (i = 0; ms_ufiles && i <= ms_ufiles_mask; i++) {
 		const struct ms_ufile *u = &ms_ufiles[i];
 
 		if (!READ_ONCE(u->key))
 			continue;
 		if (smp_load_acquire(&u->state) != MS_UF_NAMED) {
-			seq_printf(m, "%u - - - pending - -\n", i);
+			seq_printf(m, "%u - - - pending - - -\n", i);
 			continue;
 		}
 		seq_printf(m, "%u %u:%u %llu %u %s ", i, MAJOR(u->dev), MINOR(u->dev),
@@ -283,6 +300,12 @@ static int ms_ufiles_show(struct seq_file *m)
 			seq_putc(m, '-');
 		for (j = 0; j < u->build_id_len; j++)
 			seq_printf(m, "%02x", u->build_id[j]);
+		seq_putc(m, ' ');
+		if (!u->load[0].filesz)
+			seq_putc(m, '-');
+		for (j = 0; j < MS_UFILE_LOADS && u->load[j].filesz; j++)
+			seq_printf(m, "%s0x%x:0x%llx:0x%x", j ? "," : "", u->load[j].off,
+				   (unsigned long long)u->load[j].vaddr, u->load[j].filesz);
 		seq_putc(m, ' ');
 		ms_seq_escape(m, u->path);
 		seq_putc(m, '\n');

@@ -19,6 +19,7 @@
  * however many libraries the stacks run through.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -185,14 +186,16 @@ static size_t inlined(struct symfile *f, Dwarf_Addr addr, const char **names, si
 	return n;
 }
 
-static size_t file_names(struct symfile *f, uint64_t off, const char **names, size_t max)
+static size_t file_names(struct symfile *f, uint64_t off, bool vaddr_given, const char **names,
+			 size_t max)
 {
 	GElf_Off symoff;
 	GElf_Sym sym;
 	uint64_t vaddr;
 	const char *name;
 
-	if (!f->mod || !off_to_vaddr(f, off, &vaddr))
+	vaddr = off;
+	if (!f->mod || (!vaddr_given && !off_to_vaddr(f, off, &vaddr)))
 		return 0;
 	name = dwfl_module_addrinfo(f->mod, vaddr + f->bias, &symoff, &sym, NULL, NULL, NULL);
 	if (!name || !*name)
@@ -283,13 +286,15 @@ static void file_close(struct symfile *f)
 	free(f->syms);
 }
 
-static size_t file_names(struct symfile *f, uint64_t off, const char **names, size_t max)
+static size_t file_names(struct symfile *f, uint64_t off, bool vaddr_given, const char **names,
+			 size_t max)
 {
 	size_t i, lo = 0, hi = f->nsyms;
 	uint64_t vaddr;
 
 	(void)max;
-	if (!off_to_vaddr(f, off, &vaddr))
+	vaddr = off;
+	if (!vaddr_given && !off_to_vaddr(f, off, &vaddr))
 		return 0;
 	/* The last symbol at or below vaddr, if vaddr is inside it. */
 	while (lo < hi) {
@@ -328,10 +333,12 @@ static void file_close(struct symfile *f)
 	(void)f;
 }
 
-static size_t file_names(struct symfile *f, uint64_t off, const char **names, size_t max)
+static size_t file_names(struct symfile *f, uint64_t off, bool vaddr_given, const char **names,
+			 size_t max)
 {
 	(void)f;
 	(void)off;
+	(void)vaddr_given;
 	(void)names;
 	(void)max;
 	return 0;
@@ -411,8 +418,8 @@ static struct symfile *get_file(const char *path, const char *src)
 	return f;
 }
 
-size_t ms_symbolize(const char *path, const char *open, uint64_t off, const char **names,
-		    size_t max)
+static size_t symbolize(const char *path, const char *open, uint64_t addr, bool vaddr,
+			const char **names, size_t max)
 {
 	struct symfile *f = NULL;
 
@@ -422,5 +429,32 @@ size_t ms_symbolize(const char *path, const char *open, uint64_t off, const char
 		f = get_file(path, open);
 	if (!f)
 		f = get_file(path, path);
-	return f ? file_names(f, off, names, max) : 0;
+	return f ? file_names(f, addr, vaddr, names, max) : 0;
+}
+
+size_t ms_symbolize(const char *path, const char *open, uint64_t off, const char **names,
+		    size_t max)
+{
+	return symbolize(path, open, off, false, names, max);
+}
+
+size_t ms_symbolize_vaddr(const char *path, const char *open, uint64_t vaddr,
+			  const char **names, size_t max)
+{
+	return symbolize(path, open, vaddr, true, names, max);
+}
+
+bool ms_symbols_by_build_id(const char *hex, char *buf, size_t len)
+{
+	const char *dir = debuginfo_buf + strlen("+:.debug:");
+	size_t n = strlen(hex), i;
+
+	if (n < 4 || n % 2)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)hex[i]))
+			return false;
+	if ((size_t)snprintf(buf, len, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2) >= len)
+		return false;
+	return access(buf, R_OK) == 0;
 }

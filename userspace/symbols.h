@@ -3,6 +3,7 @@
 #ifndef MS_SYMBOLS_H
 #define MS_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,21 @@ void ms_symbols_debug_dir(const char *dir);
  */
 size_t ms_symbolize(const char *path, const char *open, uint64_t off, const char **names,
 		    size_t max);
+
+/*
+ * The same, for the ELF address VADDR (its link-time address, as in its
+ * symbol table): a file whose segments have no file offsets, a .debug
+ * file, named by the addresses its stripped file's segments gave.
+ */
+size_t ms_symbolize_vaddr(const char *path, const char *open, uint64_t vaddr,
+			  const char **names, size_t max);
+
+/*
+ * The separate debuginfo of the file whose build-id is HEX (lowercase
+ * hexadecimal), DIR/.build-id/xx/yyyy.debug, into BUF, if it is there:
+ * what names a file that was deleted or replaced since.
+ */
+bool ms_symbols_by_build_id(const char *hex, char *buf, size_t len);
 
 /* What names frames in this build, for a warning when it is less than libdw. */
 enum ms_sym_source { MS_SYM_NONE, MS_SYM_LIBELF, MS_SYM_LIBDW };

@@ -11,7 +11,8 @@
 #     main;brk_b;grow_heap.
 #   - Read after the process exited, its stacks are named the same, from
 #     the files the module recorded (their build-ids as readelf reads
-#     them); once its file is deleted, its frames say so.
+#     them); once its file is deleted, its frames say so, and its
+#     debuginfo, found by that build-id, names them again.
 #   - Run under strace, memscope counts as many brk calls for the process,
 #     whatever their stacks (libc's own included), as strace does.
 #   - A stack's depth is reported, and -p keeps other processes out.
@@ -144,10 +145,12 @@ grep '^stacker;.*;main;' /tmp/t26.exited | grep -q '\[' &&
 	fail "after exit, unnamed frames: $(grep '^stacker;.*;main;' /tmp/t26.exited | grep -m 3 '\[')"
 bid=$(readelf -n $X/stacker | sed -n 's/^ *Build ID: *//p')
 [ -n "$bid" ] || fail "readelf finds no build-id in stacker"
-grep -q "^[0-9]* [0-9:]* [0-9]* [0-9]* named $bid /.*t26x/stacker\$" $D/files ||
+grep -q "^[0-9]* [0-9:]* [0-9]* [0-9]* named $bid 0x[0-9a-f:x,]* /.*t26x/stacker\$" $D/files ||
 	fail "files has no line with stacker's build-id $bid: $(grep stacker $D/files)"
-# Deleted: its frames say so.
-rm $X/stacker || fail "cannot delete the copy of stacker"
+# Deleted: its frames say so; its debuginfo by build-id names them again.
+dbg=$X/dbg/.build-id/$(echo "$bid" | cut -c1-2)
+{ mkdir -p "$dbg" && objcopy --only-keep-debug $X/stacker "$dbg/$(echo "$bid" | cut -c3-).debug" &&
+	rm $X/stacker; } || fail "cannot make stacker's debuginfo"
 "$CLI" faults --stacks --kept -p "$pid" > /tmp/t26.deleted 2> /tmp/t26.err ||
 	fail "memscope faults --stacks, file deleted: $(cat /tmp/t26.err)"
 sed -n '/^stacker;/s/^/# deleted: /p' /tmp/t26.deleted | head -n 4
@@ -155,6 +158,10 @@ sed -n '/^stacker;/s/^/# deleted: /p' /tmp/t26.deleted | head -n 4
 expect_ge "deleted: faults in stacks of 3 frames or more shown as [stacker (deleted)]" \
 	"$(awk '{ n = $NF; if (gsub(/\[stacker \(deleted\)\]/, "") >= 3) t += n } END { print t + 0 }' /tmp/t26.deleted)" \
 	$((ka + kb))
+"$CLI" faults --stacks --kept -p "$pid" --debug-dir $X/dbg > /tmp/t26.dbg 2> /tmp/t26.err ||
+	fail "memscope faults --stacks --debug-dir: $(cat /tmp/t26.err)"
+expect_eq "deleted, named by build-id: main;fault_a;touch_pages" \
+	"$(chain /tmp/t26.dbg 'main (deleted);fault_a (deleted);touch_pages (deleted)')" "$ka"
 rm -rf $X
 echo enable faultstacks > $D/control || fail "enable faultstacks"
 

@@ -59,7 +59,10 @@ struct ufile {
 	bool deleted;
 	bool resolved;
 	char *src;		/* what its names are read from, or NULL */
-	const char *mark;	/* NULL, "deleted" or "replaced" */
+	bool debuginfo;		/* src is its debuginfo: named by ELF address */
+	const char *mark;	/* NULL, "deleted", "replaced", "not mounted here" */
+	size_t nloads;		/* its executable segments: offset to ELF address */
+	struct { uint64_t off, vaddr, filesz; } load[4];
 };
 
 static struct ufile *ufiles;
@@ -177,6 +180,24 @@ static void ufile_clear(struct ufile *u)
 	memset(u, 0, sizeof(*u));
 }
 
+/* "0x1000:0x401000:0x78831,...": each executable segment's offset, address, size. */
+static void parse_loads(struct ufile *u, const char *s)
+{
+	while (u->nloads < sizeof(u->load) / sizeof(u->load[0])) {
+		unsigned long long off, vaddr, size;
+		int n = 0;
+
+		if (sscanf(s, "0x%llx:0x%llx:0x%llx%n", &off, &vaddr, &size, &n) != 3 || !n)
+			return;
+		u->load[u->nloads].off = off;
+		u->load[u->nloads].vaddr = vaddr;
+		u->load[u->nloads++].filesz = size;
+		s += n;
+		if (*s++ != ',')
+			return;
+	}
+}
+
 /*
  * Read the module's `files`; a slot named before keeps what it resolved
  * to, unless the module now names another file there (a reload).
@@ -184,7 +205,7 @@ static void ufile_clear(struct ufile *u)
  */
 static size_t load_files(void)
 {
-	int cslot, cdev, cino, cstate, cbid, cpath;
+	int cslot, cdev, cino, cstate, cbid, cloads, cpath;
 	size_t len, r, pending = 0;
 	struct ms_rows t;
 	char *data;
@@ -202,6 +223,7 @@ static size_t load_files(void)
 	cino = ms_table_col(&t, "ino");
 	cstate = ms_table_col(&t, "state");
 	cbid = ms_table_col(&t, "build_id");
+	cloads = ms_table_col(&t, "loads");
 	cpath = ms_table_col(&t, "path");
 	for (r = 0; cslot >= 0 && cdev >= 0 && cino >= 0 && cstate >= 0 && cbid >= 0 &&
 		    cpath >= 0 && r < t.nrows; r++) {
@@ -238,6 +260,7 @@ static size_t load_files(void)
 		u->minor = min;
 		u->ino = ino;
 		u->deleted = !strcmp(cell[cstate], "deleted");
+		parse_loads(u, cloads >= 0 ? cell[cloads] : "-");
 	}
 	ms_table_free(&t);
 	return pending;
@@ -284,9 +307,9 @@ static void read_mounts(void)
  * within its filesystem and its device: a mount of that device here whose
  * directory holds the path gives the file as this process sees it, if it
  * is still the same file (device and inode).  Else the frame's file was
- * deleted, replaced, or is not mounted here, and its frames say so.  (Its
- * debuginfo by build-id cannot name them yet: a .debug file's segments
- * have no file offsets, and the frames are offsets into the file.)
+ * deleted, replaced, or is not mounted here, and its frames say so; its
+ * debuginfo by build-id names them, by the ELF address of the offset (a
+ * .debug file's segments have no file offsets: the module gave them).
  */
 static void ufile_resolve(struct ufile *u)
 {
@@ -325,6 +348,23 @@ static void ufile_resolve(struct ufile *u)
 		}
 	}
 	u->mark = u->deleted || (seen && !exists) ? "deleted" : seen ? "replaced" : "not mounted here";
+	if (u->build_id && u->nloads && ms_symbols_by_build_id(u->build_id, buf, sizeof(buf))) {
+		u->src = ms_xstrdup(buf);
+		u->debuginfo = true;
+	}
+}
+
+/* The ELF address of byte OFF of the file, from the segments the module read. */
+static bool ufile_vaddr(const struct ufile *u, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < u->nloads; i++)
+		if (off >= u->load[i].off && off - u->load[i].off < u->load[i].filesz) {
+			*vaddr = off - u->load[i].off + u->load[i].vaddr;
+			return true;
+		}
+	return false;
 }
 
 /* Whether a snapshot's frames name a slot not named yet. */
@@ -375,7 +415,7 @@ static void append_frame(char **out, size_t *len, size_t *cap, const char *name)
 static void add_file_frames(uint64_t ip, bool ret, char **out, size_t *len, size_t *cap)
 {
 	uint64_t slot = (ip & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT;
-	uint64_t off = ip & MEMSCOPE_FRAME_OFF_MASK;
+	uint64_t off = ip & MEMSCOPE_FRAME_OFF_MASK, at, vaddr;
 	struct ufile *u = slot < nufiles && ufiles[slot].path ? &ufiles[slot] : NULL;
 	const char *names[1 + MS_SYM_MAX_INLINE];
 	char buf[512];
@@ -388,11 +428,22 @@ static void add_file_frames(uint64_t ip, bool ret, char **out, size_t *len, size
 	}
 	if (!u->resolved)
 		ufile_resolve(u);
-	if (u->src && ms_symbols_source() != MS_SYM_NONE)
-		n = ms_symbolize(u->path, u->src, off - (ret && off ? 1 : 0), names,
-				 sizeof(names) / sizeof(names[0]));
-	for (i = 0; i < n; i++)
-		append_frame(out, len, cap, names[i]);
+	/* A return address is named by its call, one byte before it. */
+	at = ret && off ? off - 1 : off;
+	if (u->src && ms_symbols_source() != MS_SYM_NONE && !u->debuginfo)
+		n = ms_symbolize(u->path, u->src, at, names, sizeof(names) / sizeof(names[0]));
+	else if (u->src && ms_symbols_source() != MS_SYM_NONE && ufile_vaddr(u, at, &vaddr))
+		n = ms_symbolize_vaddr(u->path, u->src, vaddr, names,
+				       sizeof(names) / sizeof(names[0]));
+	for (i = 0; i < n; i++) {
+		/* A frame of a file gone since says so, named from its debuginfo. */
+		if (u->mark) {
+			snprintf(buf, sizeof(buf), "%s (%s)", names[i], u->mark);
+			append_frame(out, len, cap, buf);
+		} else {
+			append_frame(out, len, cap, names[i]);
+		}
+	}
 	if (n)
 		return;
 	if (ms_symbols_source() == MS_SYM_NONE)

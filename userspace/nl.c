@@ -528,7 +528,9 @@ static void render_row(struct text *t, struct nlattr *row)
 			uint64_t f;
 
 			memcpy(&f, (char *)nla_data(frames) + i * sizeof(f), sizeof(f));
-			fprintf(t->fp, "%s0x%" PRIx64, i ? "," : "", f);
+			if (i)
+				fputc(',', t->fp);
+			ms_fput_frame(t->fp, f);
 		}
 	} else if (t->stack) {
 		t->bad = true;
@@ -840,8 +842,11 @@ static void table_row(struct table_read *r, struct nlattr *row)
 			return;
 		}
 		memcpy(r->ip + r->nip, nla_data(frames), d * sizeof(uint64_t));
-		for (i = 0; i < d; i++)
-			fprintf(sf, "%s0x%" PRIx64, i ? "," : "", r->ip[r->nip + i]);
+		for (i = 0; i < d; i++) {
+			if (i)
+				fputc(',', sf);
+			ms_fput_frame(sf, r->ip[r->nip + i]);
+		}
 		r->nip += d;
 		if (fclose(sf))
 			r->p.bad = true;

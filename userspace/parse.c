@@ -404,6 +404,16 @@ static size_t parse_frames(const char *s, uint64_t *ip, size_t max)
 	return n;
 }
 
+void ms_fput_frame(FILE *f, uint64_t v)
+{
+	if (v & MEMSCOPE_FRAME_FILE)
+		fprintf(f, "f%llu+0x%llx",
+			(unsigned long long)((v & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT),
+			(unsigned long long)(v & MEMSCOPE_FRAME_OFF_MASK));
+	else
+		fprintf(f, "0x%llx", (unsigned long long)v);
+}
+
 /* The numbers of a table read from text, and its stacks: parsed once. */
 static int type_cells(struct ms_rows *t)
 {

@@ -65,6 +65,9 @@ struct ms_probe_lines {
 };
 
 /* A row's user stack: its frames, innermost first. */
+/* A stack frame as the module's files write it: "0x7f..." or "f3+0x1d2a". */
+void ms_fput_frame(FILE *f, uint64_t v);
+
 struct ms_frames {
 	const uint64_t *ip;
 	size_t n;

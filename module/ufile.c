@@ -344,7 +344,11 @@ static size_t ms_ufile_bytes(void)
 	return ms_ufiles ? (ms_ufiles_mask + 1) * sizeof(*ms_ufiles) + 2 * PAGE_SIZE : 0;
 }
 
-static int __init ms_ufile_init(void)
+/*
+ * Not __init: vmallocinfo names an area by its caller, and an __init one
+ * is gone once the module loaded (52-bounded-memory counts the pages).
+ */
+static int ms_ufile_init(void)
 {
 	int err = ms_stat_set_add(&ms_ufile_stats) ?: ms_text_add(&ms_ufiles_text);
 
@@ -366,7 +370,7 @@ static int __init ms_ufile_init(void)
 	return 0;
 }
 
-const struct ms_family ms_ufile_family __refconst = {
+const struct ms_family ms_ufile_family = {
 	.init = ms_ufile_init,
 	.exit = ms_ufile_exit,
 	.bytes = ms_ufile_bytes,

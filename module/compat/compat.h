@@ -636,6 +636,33 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #endif /* CONFIG_X86_64, CONFIG_ARM64 */
 
 /*
+ * The walk by unwind tables (unwind.c) follows x86-64's rules only: the
+ * ELF machine its tables are for (0: none, loads fail), the saved user
+ * stack pointer, and where a signal frame keeps the interrupted rbp, rsp
+ * and rip.  After the handler's ret popped pretcode, rsp points at the
+ * rt_sigframe's struct ucontext, whose uc_mcontext (struct sigcontext)
+ * is at 40 (uc_flags, uc_link, the 24-byte uc_stack); in the sigcontext,
+ * r8..r15, rdi, rsi come first, so rbp is at 80, then rbx, rdx, rax,
+ * rcx, rsp at 120 and rip at 128 (arch/x86/include/uapi/asm/sigcontext.h,
+ * struct sigcontext_64).  arm64 keeps the frame-pointer walk for now.
+ */
+#if defined(CONFIG_X86_64)
+#define MS_UNWIND_MACHINE	62	/* EM_X86_64 */
+#define ms_user_sp(regs)	((regs)->sp)
+#define MS_UNWIND_SIGCONTEXT	40
+#define MS_UNWIND_SIG_FP	80
+#define MS_UNWIND_SIG_SP	120
+#define MS_UNWIND_SIG_PC	128
+#else
+#define MS_UNWIND_MACHINE	0
+#define ms_user_sp(regs)	0UL
+#define MS_UNWIND_SIGCONTEXT	0
+#define MS_UNWIND_SIG_FP	0
+#define MS_UNWIND_SIG_SP	0
+#define MS_UNWIND_SIG_PC	0
+#endif /* CONFIG_X86_64 */
+
+/*
  * The bytes of a module's per-CPU section, per CPU: the loader reserves the
  * whole .data..percpu section, alignment padding included.  Without SMP
  * there is no such section (nor the field): the variables are in .data.

@@ -762,9 +762,12 @@ struct ms_family {
 #define MS_FAMILIES(X)							\
 	X(faults) X(swapin) X(hugetlb) X(oom) X(vmscan) X(compaction)	\
 	X(faults_cgroup) X(swapin_cgroup) X(memleak) X(slabtop)		\
-	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile)
+	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile) X(unwind)
 /* ufile.c: user stack frames as (file, offset), in probe context. */
 void ms_ufile_frames(unsigned long *ip, unsigned int n);
+/* unwind.c: the file that takes unwind tables. */
+extern const struct file_operations ms_unwind_fops;
+extern const struct ms_proc_ops ms_unwind_proc_ops;
 
 #define MS_FAMILY_DECL(name) extern const struct ms_family ms_##name##_family;
 MS_FAMILIES(MS_FAMILY_DECL)

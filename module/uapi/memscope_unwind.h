@@ -166,4 +166,17 @@ struct memscope_unwind_row {
 	__u16 spare;		/* 0 */
 };
 
+/*
+ * Loading a table: one write(2) to the `unwind` file of this header and
+ * then the blob, for the file open as @fd in the writer (the table is
+ * the file's inode's, which the module holds until it unloads).  The
+ * write is the whole of it: count == sizeof(this) + @size, or -EINVAL.
+ * -E2BIG: over the module's unwind_bytes budget; -EEXIST: that file's
+ * segment has a table already; -EINVAL: a blob the checks above refuse.
+ */
+struct memscope_unwind_load {
+	__s32 fd;
+	__u32 size;		/* the blob's bytes, which follow */
+};
+
 #endif /* _UAPI_MEMSCOPE_UNWIND_H */

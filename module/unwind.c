@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks without frame pointers: the unwind tables the CLI builds
+ * from each object's call-frame information (uapi/memscope_unwind.h,
+ * userspace/unwind.c), loaded here and followed in probe context.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * Loading, in process context: the CLI writes { fd, size } and a table to
+ * the `unwind` file.  The table is checked in full (every check the uapi
+ * header lists: a walk in probe context cannot afford to), copied into
+ * memory allocated in that write against the unwind_bytes budget, and
+ * keyed by the inode of the file open as fd, which is held (ihold) until
+ * unload.  Keyed by the inode, a file replaced by a rename (a package
+ * upgrade) does not match, a deleted but still mapped one still does, and
+ * an inode number cannot be reused while it is held.  Tables are only
+ * added while the module runs: each is published into an RCU hash list,
+ * and all are freed at unload, after the probes are gone and a grace
+ * period.  vmalloc, not kvmalloc: it is in every kernel memscope builds
+ * for, and a table is 10 KiB to a few MiB.
+ *
+ * Nothing follows the tables yet: the walk that does is to come (issue 37
+ * phase 3), until then a table only costs its memory.
+ */
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/kdev_t.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "memscope.h"
+#include "uapi/memscope_unwind.h"
+
+static unsigned long unwind_bytes = 16UL << 20;
+module_param(unwind_bytes, ulong, 0400);
+MODULE_PARM_DESC(unwind_bytes, "Bytes of unwind tables the CLI may load, for user stacks without frame pointers (0: none)");
+
+#define MS_UNWIND_HASH_BITS	6
+
+struct ms_unwind_tab {
+	struct hlist_node node;		/* ms_unwind_hash[hash of inode] */
+	struct list_head all;		/* ms_unwind_list, for unload and the text */
+	struct inode *inode;		/* held */
+	u64 ino;
+	u32 dev, gen;
+	size_t bytes;			/* the blob's */
+	const struct memscope_unwind_header *h;	/* the blob */
+	const struct memscope_unwind_rule *rules;
+	const struct memscope_unwind_row *rows;
+	const u32 *pages;
+};
+
+static struct hlist_head ms_unwind_hash[1 << MS_UNWIND_HASH_BITS];
+static LIST_HEAD(ms_unwind_list);
+static DEFINE_MUTEX(ms_unwind_lock);	/* writers: the list, the hash, the bytes */
+static size_t ms_unwind_used;		/* blob and descriptor bytes, at most unwind_bytes */
+static unsigned int ms_unwind_nr;	/* tables published */
+
+static u64 ms_unwind_blob_size(const struct memscope_unwind_header *h)
+{
+	return h->header_size + (u64)h->nr_rules * sizeof(struct memscope_unwind_rule) +
+	       (u64)h->nr_rows * sizeof(struct memscope_unwind_row) +
+	       (u64)h->nr_pages * sizeof(u32);
+}
+
+/* Every field known, and a base for the CFA where the kind computes one. */
+static bool ms_unwind_rule_ok(const struct memscope_unwind_rule *r)
+{
+	bool cfa = r->kind == MEMSCOPE_UNWIND_RULE || r->kind == MEMSCOPE_UNWIND_FP_CHAIN ||
+		   r->kind == MEMSCOPE_UNWIND_PLT;
+
+	return r->kind < MEMSCOPE_UNWIND_KINDS && r->cfa_base <= MEMSCOPE_UNWIND_REG_FP &&
+	       (!cfa || r->cfa_base != MEMSCOPE_UNWIND_REG_NONE) &&
+	       r->fp_rule <= MEMSCOPE_UNWIND_AT_CFA && r->ra_rule <= MEMSCOPE_UNWIND_AT_CFA;
+}
+
+/*
+ * The uapi header's checks, in the order userspace/unwind.c's
+ * ms_unwind_check() makes them; @t's part pointers set on success.
+ */
+static const char *ms_unwind_check(struct ms_unwind_tab *t, size_t size)
+{
+	const struct memscope_unwind_header *h = t->h;
+	const char *p = (const char *)h;
+	u32 i, r = 0;
+
+	if (size < sizeof(*h) || h->magic != MEMSCOPE_UNWIND_MAGIC ||
+	    h->version != MEMSCOPE_UNWIND_VERSION)
+		return "not a memscope unwind table of this version";
+	if (h->machine != MS_UNWIND_MACHINE || h->flags)
+		return "a table for another machine, or with unknown flags";
+	if (h->header_size < sizeof(*h) || h->header_size % 8 || ms_unwind_blob_size(h) != size)
+		return "its size is not what its header says";
+	if (h->nr_pages != ((u64)h->size + 4095) >> MEMSCOPE_UNWIND_PAGE_SHIFT)
+		return "the page index does not cover the table";
+	t->rules = (const void *)(p + h->header_size);
+	t->rows = (const void *)(t->rules + h->nr_rules);
+	t->pages = (const void *)(t->rows + h->nr_rows);
+	if (h->nr_rows < 1 || t->rows[0].addr != 0)
+		return "the first row is not at the table's base";
+	for (i = 0; i < h->nr_rules; i++)
+		if (!ms_unwind_rule_ok(&t->rules[i]))
+			return "a rule of an unknown kind, base or register rule";
+	for (i = 0; i < h->nr_rows; i++) {
+		if (t->rows[i].rule >= h->nr_rules || t->rows[i].addr >= h->size)
+			return "a row past the rules or the covered bytes";
+		if (i && t->rows[i].addr <= t->rows[i - 1].addr)
+			return "rows out of order";
+	}
+	for (i = 0; i < h->nr_pages; i++) {
+		u64 start = (u64)i << MEMSCOPE_UNWIND_PAGE_SHIFT;
+
+		while (r + 1 < h->nr_rows && t->rows[r + 1].addr <= start)
+			r++;
+		if (t->pages[i] != r)
+			return "a page entry that is not the row holding the page's first byte";
+	}
+	if (h->seg_offset > U64_MAX - h->seg_filesz || h->seg_vaddr != h->base)
+		return "a segment that does not fit";
+	return NULL;
+}
+
+static bool ms_unwind_same(const struct ms_unwind_tab *a, const struct ms_unwind_tab *b)
+{
+	return a->inode == b->inode && a->h->seg_offset == b->h->seg_offset;
+}
+
+/* Under ms_unwind_lock: publish @t, or -EEXIST if its segment has one. */
+static int ms_unwind_publish(struct ms_unwind_tab *t)
+{
+	struct ms_unwind_tab *o;
+
+	list_for_each_entry(o, &ms_unwind_list, all)
+		if (ms_unwind_same(o, t))
+			return -EEXIST;
+	list_add_tail(&t->all, &ms_unwind_list);
+	hlist_add_head_rcu(&t->node, &ms_unwind_hash[hash_ptr(t->inode, MS_UNWIND_HASH_BITS)]);
+	WRITE_ONCE(ms_unwind_nr, ms_unwind_nr + 1);
+	return 0;
+}
+
+/* A table for the file open as @fd, which a blob of @size bytes at @ubuf holds. */
+static int ms_unwind_load(int fd, const char __user *ubuf, size_t size)
+{
+	size_t cost = size + sizeof(struct ms_unwind_tab);
+	struct ms_unwind_tab *t;
+	const char *why;
+	struct file *f;
+	void *blob;
+	int err;
+
+	mutex_lock(&ms_unwind_lock);
+	err = cost > unwind_bytes - ms_unwind_used || size > unwind_bytes ? -E2BIG : 0;
+	if (!err)
+		ms_unwind_used += cost;		/* reserved: given back below on error */
+	mutex_unlock(&ms_unwind_lock);
+	if (err)
+		return err;
+	t = ms_self_alloc(kzalloc(sizeof(*t), GFP_KERNEL));
+	blob = ms_self_alloc(vmalloc(size));
+	err = -ENOMEM;
+	if (!t || !blob)
+		goto err_free;
+	err = -EFAULT;
+	if (copy_from_user(blob, ubuf, size))
+		goto err_free;
+	t->h = blob;
+	t->bytes = size;
+	why = ms_unwind_check(t, size);
+	err = -EINVAL;
+	if (why) {
+		pr_warn_ratelimited("memscope: unwind table refused: %s\n", why);
+		goto err_free;
+	}
+	err = -EBADF;
+	f = fget(fd);
+	if (!f)
+		goto err_free;
+	err = -EINVAL;
+	if (S_ISREG(file_inode(f)->i_mode)) {
+		t->inode = file_inode(f);
+		ihold(t->inode);
+		t->ino = t->inode->i_ino;
+		t->dev = t->inode->i_sb->s_dev;
+		t->gen = t->inode->i_generation;
+		err = 0;
+	}
+	fput(f);
+	if (err)
+		goto err_free;
+	mutex_lock(&ms_unwind_lock);
+	err = ms_unwind_publish(t);
+	mutex_unlock(&ms_unwind_lock);
+	if (!err)
+		return 0;
+	iput(t->inode);
+err_free:
+	vfree(blob);
+	kfree(t);
+	mutex_lock(&ms_unwind_lock);
+	ms_unwind_used -= cost;
+	mutex_unlock(&ms_unwind_lock);
+	return err;
+}
+
+static ssize_t ms_unwind_write(struct file *file, const char __user *ubuf, size_t count,
+			       loff_t *ppos)
+{
+	struct memscope_unwind_load hdr;
+	int err;
+
+	if (!MS_UNWIND_MACHINE)
+		return -EOPNOTSUPP;
+	if (count < sizeof(hdr) || copy_from_user(&hdr, ubuf, sizeof(hdr)))
+		return -EINVAL;
+	if (hdr.size != count - sizeof(hdr) ||
+	    hdr.size < sizeof(struct memscope_unwind_header))
+		return -EINVAL;
+	err = ms_unwind_load(hdr.fd, ubuf + sizeof(hdr), hdr.size);
+	return err ?: count;
+}
+
+const struct file_operations ms_unwind_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.write = ms_unwind_write,
+	.llseek = noop_llseek,
+};
+
+const struct ms_proc_ops ms_unwind_proc_ops = {
+	.MS_PROC(open) = nonseekable_open,
+	.MS_PROC(write) = ms_unwind_write,
+	.MS_PROC_LSEEK = noop_llseek,
+};
+
+/* `unwind_tables`: each table, "dev ino gen seg_offset bytes rows". */
+static int ms_unwind_tables_show(struct seq_file *m)
+{
+	struct ms_unwind_tab *t;
+
+	seq_puts(m, "# dev ino gen seg_offset bytes rows\n");
+	mutex_lock(&ms_unwind_lock);
+	list_for_each_entry(t, &ms_unwind_list, all)
+		seq_printf(m, "%u:%u %llu %u 0x%llx %zu %u\n", MAJOR(t->dev), MINOR(t->dev),
+			   (unsigned long long)t->ino, t->gen,
+			   (unsigned long long)t->h->seg_offset, t->bytes, t->h->nr_rows);
+	mutex_unlock(&ms_unwind_lock);
+	return 0;
+}
+
+static const struct ms_text ms_unwind_tables_text = {
+	.file = "unwind_tables",
+	.show = ms_unwind_tables_show,
+};
+
+static void ms_unwind_exit(void)
+{
+	struct ms_unwind_tab *t, *tmp;
+
+	/* No probe runs and the file is gone; a reader may still be leaving. */
+	synchronize_rcu();
+	list_for_each_entry_safe(t, tmp, &ms_unwind_list, all) {
+		list_del(&t->all);
+		iput(t->inode);
+		vfree(t->h);
+		kfree(t);
+	}
+	ms_unwind_used = 0;
+	ms_unwind_nr = 0;
+}
+
+/* The budget, as loaded (tables count in memory_bytes as they load). */
+static void ms_unwind_version(struct seq_file *m)
+{
+	seq_printf(m, "unwind_bytes %lu\n", MS_UNWIND_MACHINE ? unwind_bytes : 0);
+}
+
+static size_t ms_unwind_bytes(void)
+{
+	return READ_ONCE(ms_unwind_used);
+}
+
+static int __init ms_unwind_init(void)
+{
+	return ms_text_add(&ms_unwind_tables_text);
+}
+
+const struct ms_family ms_unwind_family __refconst = {
+	.init = ms_unwind_init,
+	.exit = ms_unwind_exit,
+	.bytes = ms_unwind_bytes,
+	.version = ms_unwind_version,
+};

@@ -763,9 +763,16 @@ struct ms_family {
 	X(faults) X(swapin) X(hugetlb) X(oom) X(vmscan) X(compaction)	\
 	X(faults_cgroup) X(swapin_cgroup) X(memleak) X(slabtop)		\
 	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile) X(unwind)
-/* ufile.c: user stack frames as (file, offset), in probe context. */
-void ms_ufile_frames(unsigned long *ip, unsigned int n);
-/* unwind.c: the file that takes unwind tables. */
+/*
+ * ufile.c: user stack frames as (file, offset), in probe context, under
+ * the mmap lock that ms_ufile_lock() tries for (false: busy, counted).
+ */
+bool ms_ufile_lock(struct mm_struct *mm);
+void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n);
+/* unwind.c: the walk by unwind tables, under that lock, and their file. */
+bool ms_unwind_loaded(void);
+unsigned int ms_unwind_walk(struct mm_struct *mm, struct pt_regs *regs, unsigned long *ip,
+			    unsigned int max);
 extern const struct file_operations ms_unwind_fops;
 extern const struct ms_proc_ops ms_unwind_proc_ops;
 

@@ -149,22 +149,33 @@ static int ms_ufile_slot(struct file *file)
 }
 
 /*
+ * Take @mm's mmap lock for reading for a stack's walk and its frames, if
+ * it can be had without waiting: false, counted, if not.  Probe context.
+ */
+bool ms_ufile_lock(struct mm_struct *mm)
+{
+	if (!mm)
+		return false;
+	if ((IS_ENABLED(CONFIG_PREEMPT_RT) && irqs_disabled()) || !ms_mmap_read_trylock(mm)) {
+		ms_stat_inc(ufile, MS_ustack_mm_busy);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Turn each of the @n user addresses at @ip that lies in a file mapping of
  * the running task into a file frame (MEMSCOPE_FRAME_FILE).  Probe
- * context, preemption off; never sleeps, never faults.
+ * context, preemption off, @mm's lock held (ms_ufile_lock()); never
+ * sleeps, never faults.
  */
-void ms_ufile_frames(unsigned long *ip, unsigned int n)
+void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n)
 {
-	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma = NULL;
 	unsigned int i;
 
-	if (!ms_ufiles || !n || !mm)
+	if (!ms_ufiles)
 		return;
-	if ((IS_ENABLED(CONFIG_PREEMPT_RT) && irqs_disabled()) || !ms_mmap_read_trylock(mm)) {
-		ms_stat_inc(ufile, MS_ustack_mm_busy);
-		return;
-	}
 	for (i = 0; i < n; i++) {
 		unsigned long a = ip[i];
 		u64 off;
@@ -185,7 +196,6 @@ void ms_ufile_frames(unsigned long *ip, unsigned int n)
 			continue;
 		ip[i] = MEMSCOPE_FRAME_FILE | (u64)s << MEMSCOPE_FRAME_SLOT_SHIFT | off;
 	}
-	ms_mmap_read_unlock(mm);
 }
 
 /*

@@ -18,8 +18,16 @@
  * period.  vmalloc, not kvmalloc: it is in every kernel memscope builds
  * for, and a table is 10 KiB to a few MiB.
  *
- * Nothing follows the tables yet: the walk that does is to come (issue 37
- * phase 3), until then a table only costs its memory.
+ * Walking, in probe context (never sleeps, never faults, never
+ * allocates), with the mmap lock that ufile.c takes (a trylock) held for
+ * the whole stack: from the saved user registers, each frame's VMA, its
+ * file's table for the segment that holds the offset, the row (page
+ * index, then a binary search), and the rule, which gives the caller's
+ * rsp, rbp and return address, each read with the no-fault user copy.  A
+ * frame in a file without a table (or in anonymous memory: JIT code)
+ * takes the frame-pointer step instead.  x86-64 only (compat.h's
+ * MS_UNWIND_MACHINE); elsewhere no table loads and the frame-pointer walk
+ * is the only one.
  */
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -62,7 +70,14 @@ static struct hlist_head ms_unwind_hash[1 << MS_UNWIND_HASH_BITS];
 static LIST_HEAD(ms_unwind_list);
 static DEFINE_MUTEX(ms_unwind_lock);	/* writers: the list, the hash, the bytes */
 static size_t ms_unwind_used;		/* blob and descriptor bytes, at most unwind_bytes */
-static unsigned int ms_unwind_nr;	/* tables published */
+static unsigned int ms_unwind_nr;	/* tables published: the walk runs when nonzero */
+
+#define MS_UNWIND_STATS(X)						\
+	X(unwind_frames, "User stack frames found by an unwind table.")	\
+	X(unwind_no_table, "User stack frames in a file without an unwind table (or anonymous memory), found by the frame-pointer step instead.") \
+	X(unwind_stop, "User stack walks ended by an unwind table's STOP rule (no CFI, or a rule the format cannot say).") \
+	X(unwind_bad_frame, "User stack walks ended by a frame an unwind table could not follow: an unreadable or zero return address, a CFA that did not climb, an rbp the rule needs but lost.")
+MS_STAT_SET(unwind, MS_UNWIND_STATS);
 
 static u64 ms_unwind_blob_size(const struct memscope_unwind_header *h)
 {
@@ -261,6 +276,191 @@ static const struct ms_text ms_unwind_tables_text = {
 	.show = ms_unwind_tables_show,
 };
 
+/* Whether any table is loaded: the walk is worth its cost only then. */
+bool ms_unwind_loaded(void)
+{
+	return READ_ONCE(ms_unwind_nr) != 0;
+}
+
+/*
+ * The table of @inode whose segment holds file offset @off; under
+ * rcu_read_lock().
+ */
+static const struct ms_unwind_tab *ms_unwind_find(const struct inode *inode, u64 off)
+{
+	const struct ms_unwind_tab *t;
+
+	hlist_for_each_entry_rcu(t, &ms_unwind_hash[hash_ptr(inode, MS_UNWIND_HASH_BITS)], node)
+		if (t->inode == inode && off - t->h->seg_offset < t->h->seg_filesz)
+			return t;
+	return NULL;
+}
+
+/* The rule for ELF address @a of @t's segment, or NULL outside it. */
+static const struct memscope_unwind_rule *ms_unwind_rule(const struct ms_unwind_tab *t, u64 a)
+{
+	u64 rel = a - t->h->base;
+	u32 p, lo, hi;
+
+	if (rel >= t->h->size)
+		return NULL;
+	p = rel >> MEMSCOPE_UNWIND_PAGE_SHIFT;
+	lo = t->pages[p];
+	hi = p + 1 < t->h->nr_pages ? t->pages[p + 1] : t->h->nr_rows - 1;
+	while (lo < hi) {	/* the last row in [lo, hi] that starts at or below rel */
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (t->rows[mid].addr <= rel)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return &t->rules[t->rows[lo].rule];
+}
+
+/* A frame's registers: its pc, the caller's rsp and rbp being computed. */
+struct ms_uregs {
+	unsigned long pc, sp, fp;
+	bool fp_ok;		/* rbp known */
+	bool exact;		/* pc is not a return address: look it up as is */
+};
+
+static bool ms_unwind_read(unsigned long *v, unsigned long addr)
+{
+	return !ms_copy_from_user_nofault(v, (const void __user *)addr, sizeof(*v));
+}
+
+/* The frame-pointer step, for a frame no table covers; false ends the walk. */
+static bool ms_unwind_fp_step(struct ms_uregs *r)
+{
+	unsigned long frame[2];
+
+	/* A frame record is on the stack, above the stack pointer. */
+	if (!r->fp_ok || r->fp & (sizeof(long) - 1) || r->fp < r->sp ||
+	    ms_copy_from_user_nofault(frame, (const void __user *)r->fp, sizeof(frame)) ||
+	    !frame[1])
+		return false;
+	r->sp = r->fp + 2 * sizeof(long);
+	r->fp_ok = frame[0] > r->fp;	/* a chain climbs: else no further fp step */
+	r->fp = frame[0];
+	r->pc = frame[1];
+	r->exact = false;
+	return true;
+}
+
+/* A signal frame: the interrupted registers, from the sigcontext at rsp. */
+static bool ms_unwind_signal(struct ms_uregs *r)
+{
+	unsigned long sc = r->sp + MS_UNWIND_SIGCONTEXT, fp, sp, pc;
+
+	if (!ms_unwind_read(&fp, sc + MS_UNWIND_SIG_FP) ||
+	    !ms_unwind_read(&sp, sc + MS_UNWIND_SIG_SP) ||
+	    !ms_unwind_read(&pc, sc + MS_UNWIND_SIG_PC) || sp <= r->sp || !pc)
+		return false;
+	*r = (struct ms_uregs){ .pc = pc, .sp = sp, .fp = fp, .fp_ok = true, .exact = true };
+	return true;
+}
+
+/* Follow @rule from @r's frame to its caller's; false ends the walk. */
+static bool ms_unwind_follow(struct ms_uregs *r, const struct memscope_unwind_rule *rule)
+{
+	unsigned long cfa, ra, fp = r->fp;
+
+	if (rule->kind == MEMSCOPE_UNWIND_PLT)
+		cfa = r->sp + rule->cfa_off + ((r->pc & 15) >= 11 ? 8 : 0);
+	else if (rule->cfa_base == MEMSCOPE_UNWIND_REG_SP)
+		cfa = r->sp + rule->cfa_off;
+	else if (r->fp_ok)
+		cfa = r->fp + rule->cfa_off;
+	else
+		return false;
+	/* The CFA is the caller's rsp: it climbs, or this is not a stack. */
+	if (cfa <= r->sp || rule->ra_rule != MEMSCOPE_UNWIND_AT_CFA ||
+	    !ms_unwind_read(&ra, cfa + rule->ra_off) || !ra)
+		return false;
+	if (rule->fp_rule == MEMSCOPE_UNWIND_AT_CFA && !ms_unwind_read(&fp, cfa + rule->fp_off))
+		return false;
+	r->fp_ok = r->fp_ok || rule->fp_rule == MEMSCOPE_UNWIND_AT_CFA;
+	if (rule->fp_rule == MEMSCOPE_UNWIND_UNDEFINED)
+		r->fp_ok = false;
+	r->fp = fp;
+	r->sp = cfa;
+	r->pc = ra;
+	r->exact = false;
+	return true;
+}
+
+/*
+ * One step from @r's frame, in @vma (NULL: none maps its pc) of the
+ * running task; false ends the walk.  Under rcu_read_lock() and the mmap
+ * lock, page faults disabled.
+ */
+static bool ms_unwind_step(const struct vm_area_struct *vma, struct ms_uregs *r)
+{
+	const struct memscope_unwind_rule *rule;
+	const struct ms_unwind_tab *t = NULL;
+	u64 off = 0;
+
+	if (!vma)
+		return false;
+	if (vma->vm_file) {
+		off = r->pc - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
+		t = ms_unwind_find(file_inode(vma->vm_file), off);
+	}
+	if (!t) {
+		ms_stat_inc(unwind, MS_unwind_no_table);
+		return ms_unwind_fp_step(r);
+	}
+	/* A return address can be the next function's first byte: its call's is pc - 1. */
+	rule = ms_unwind_rule(t, off - t->h->seg_offset + t->h->seg_vaddr - !r->exact);
+	if (!rule || rule->kind == MEMSCOPE_UNWIND_STOP) {
+		ms_stat_inc(unwind, MS_unwind_stop);
+		return false;
+	}
+	if (rule->kind == MEMSCOPE_UNWIND_SIGNAL ? !ms_unwind_signal(r) :
+	    !ms_unwind_follow(r, rule)) {
+		ms_stat_inc(unwind, MS_unwind_bad_frame);
+		return false;
+	}
+	ms_stat_inc(unwind, MS_unwind_frames);
+	return true;
+}
+
+/*
+ * The running task's user stack from @regs, up to @max pcs at @ip, by
+ * the tables and, between them, frame pointers.  Probe context, with
+ * preemption off and @mm's mmap lock held (ufile.c's trylock): never
+ * sleeps, never faults.
+ */
+unsigned int ms_unwind_walk(struct mm_struct *mm, struct pt_regs *regs, unsigned long *ip,
+			    unsigned int max)
+{
+	struct ms_uregs r = {
+		.pc = instruction_pointer(regs), .sp = ms_user_sp(regs),
+		.fp = ms_user_fp(regs), .fp_ok = true, .exact = true,
+	};
+	struct vm_area_struct *vma = NULL;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	pagefault_disable();
+	while (n < max) {
+		ip[n++] = r.pc;
+		if (n == max)
+			break;
+		if (!vma || r.pc < vma->vm_start || r.pc >= vma->vm_end) {
+			vma = find_vma(mm, r.pc);
+			if (vma && r.pc < vma->vm_start)
+				vma = NULL;
+		}
+		if (!ms_unwind_step(vma, &r))
+			break;
+	}
+	pagefault_enable();
+	rcu_read_unlock();
+	return n;
+}
+
 static void ms_unwind_exit(void)
 {
 	struct ms_unwind_tab *t, *tmp;
@@ -290,7 +490,7 @@ static size_t ms_unwind_bytes(void)
 
 static int __init ms_unwind_init(void)
 {
-	return ms_text_add(&ms_unwind_tables_text);
+	return ms_stat_set_add(&ms_unwind_stats) ?: ms_text_add(&ms_unwind_tables_text);
 }
 
 const struct ms_family ms_unwind_family __refconst = {

@@ -13,6 +13,9 @@
  * throughout.  The chain must climb the stack, so a loop or garbage ends
  * it.  Code built without frame pointers (glibc, most distribution
  * libraries) ends or skips frames: the depth is shown with every stack.
+ * Where the CLI loaded unwind tables (unwind.c), the stack is walked by
+ * them instead, on x86-64, with the frame-pointer step only for frames in
+ * files without one.
  *
  * The counts are two tables (table.c), keyed by (process, name, stack
  * hash): faults_by_stack and brk_by_stack.  Each row keeps its stack's
@@ -62,20 +65,31 @@ MODULE_PARM_DESC(brkstack, "Enable the brk probe at load (it puts every system c
 static DEFINE_PER_CPU(unsigned long [MS_USTACK_MAX_DEPTH], ms_ustack_buf);
 
 /*
- * In probe context: never sleeps, never faults.  The registers' frame
- * pointer and mode are compat.h's, for the architectures it walks.
+ * The running task's saved user registers, if its stack can be walked:
+ * a user task, in user mode, native 64-bit.
  */
-static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
+static struct pt_regs *ms_ustack_regs(void)
 {
 	struct pt_regs *regs;
+
+	if (!MS_HAVE_USTACK_WALK || current->flags & PF_KTHREAD)
+		return NULL;
+	regs = task_pt_regs(current);
+	if (!user_mode(regs) || !ms_user_native(regs))
+		return NULL;
+	return regs;
+}
+
+/*
+ * The frame-pointer walk.  In probe context: never sleeps, never faults.
+ * The registers' frame pointer is compat.h's, for the architectures it
+ * walks.
+ */
+static unsigned int ms_ustack_walk(struct pt_regs *regs, unsigned long *ip, unsigned int max)
+{
 	unsigned long fp, frame[2] = { 0 };
 	unsigned int n = 0;
 
-	if (!MS_HAVE_USTACK_WALK || current->flags & PF_KTHREAD)
-		return 0;
-	regs = task_pt_regs(current);
-	if (!user_mode(regs) || !ms_user_native(regs))
-		return 0;
 	ip[n++] = instruction_pointer(regs);
 	fp = ms_user_fp(regs);
 	pagefault_disable();
@@ -92,6 +106,31 @@ static unsigned int ms_ustack_walk(unsigned long *ip, unsigned int max)
 		fp = frame[0];
 	}
 	pagefault_enable();
+	return n;
+}
+
+/*
+ * The stack, as (file, offset) frames where its process's mmap lock can
+ * be had: then by the unwind tables when any are loaded (unwind.c), and
+ * the lock is taken once for the walk and the frames.  Without the lock,
+ * by frame pointers, as raw addresses.
+ */
+static unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
+{
+	struct pt_regs *regs = ms_ustack_regs();
+	struct mm_struct *mm = current->mm;
+	unsigned int n;
+
+	if (!regs)
+		return 0;
+	if (!ms_ufile_lock(mm))
+		return ms_ustack_walk(regs, ip, max);
+	if (ms_unwind_loaded())
+		n = ms_unwind_walk(mm, regs, ip, max);
+	else
+		n = ms_ustack_walk(regs, ip, max);
+	ms_ufile_frames(mm, ip, n);
+	ms_mmap_read_unlock(mm);
 	return n;
 }
 
@@ -118,12 +157,11 @@ static void ms_ustack_count(struct ms_table *t)
 	unsigned long *ip = *this_cpu_ptr(&ms_ustack_buf);
 	struct task_struct *tsk = current;
 	const u64 *comm = (const u64 *)tsk->group_leader->comm;
-	unsigned int n = ms_ustack_walk(ip, ms_ustack_depth);
+	/* Frames as (file, offset): named after the process exits (ufile.c). */
+	unsigned int n = ms_ustack_frames(ip, ms_ustack_depth);
 	u64 c0 = READ_ONCE(comm[0]), c1 = READ_ONCE(comm[1]), key;
 	struct ms_row *row;
 
-	/* Frames as (file, offset): named after the process exits (ufile.c). */
-	ms_ufile_frames(ip, n);
 	/*
 	 * Two stacks of one process with one hash share a row, which shows the
 	 * first one's frames: about one chance in 2^40 at 2^12 rows.

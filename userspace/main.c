@@ -634,6 +634,9 @@ int main(int argc, char **argv)
 		print_error("usage: memscope __unwind FILE");
 		return 1;
 	}
+	/* FILE's unwind tables into the module: for tests, not a tool. */
+	if (argc > 1 && !strcmp(argv[1], "__unwind-load"))
+		return cmd_unwind_load(argc - 2, argv + 2);
 	r = parse_args(argc, argv, &o, &tool);
 	if (r == ARGS_BAD)
 		return 1;

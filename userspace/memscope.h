@@ -314,6 +314,8 @@ void ms_print_oom(const struct ms_record *r);
 
 /* tools/ustack.c: faults --stacks */
 int cmd_fault_stacks(const struct ms_opts *o);
+/* `memscope __unwind-load FILE...`: FILE's unwind tables into the module (tests). */
+int cmd_unwind_load(int argc, char **argv);
 
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;

@@ -601,6 +601,54 @@ int ms_unwind_build(const char *path, int fd, struct ms_unwind_table **out, char
 
 #endif
 
+int ms_unwind_load(int wfd, const char *path, size_t *bytes, char *err, size_t errlen)
+{
+	struct ms_unwind_table *t, *s;
+	int fd, n = 0;
+
+	if (bytes)
+		*bytes = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (ms_unwind_build(path, fd, &t, err, errlen)) {
+		close(fd);
+		return -1;
+	}
+	for (s = t; s && n >= 0; s = s->next) {
+		struct memscope_unwind_load hdr = { .fd = fd, .size = (__u32)s->size };
+		size_t len = sizeof(hdr) + s->size;
+		char *buf = malloc(len);
+
+		if (!buf) {
+			snprintf(err, errlen, "out of memory");
+			n = -1;
+			break;
+		}
+		memcpy(buf, &hdr, sizeof(hdr));
+		memcpy(buf + sizeof(hdr), s->blob, s->size);
+		/* One write is the whole of a load (the uapi header). */
+		if (write(wfd, buf, len) == (ssize_t)len) {
+			n++;
+			if (bytes)
+				*bytes += s->size;
+		} else if (errno == E2BIG) {
+			n = MS_UNWIND_FULL;
+		} else if (errno != EEXIST) {
+			snprintf(err, errlen, "the module refused the unwind table of %s: %s%s", path,
+				 strerror(errno), errno == EINVAL ?
+				 " (a table it cannot check; the kernel log says why)" : "");
+			n = -1;
+		}
+		free(buf);
+	}
+	ms_unwind_free(t);
+	close(fd);
+	return n;
+}
+
 int ms_unwind_print(const char *path)
 {
 	struct ms_unwind_table *t, *s;

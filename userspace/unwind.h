@@ -68,6 +68,16 @@ long ms_unwind_lookup(const void *blob, uint64_t addr);
  */
 void ms_unwind_dump(const struct ms_unwind_table *t, FILE *fp);
 
+/*
+ * Build PATH's tables and hand each to the module through WFD, its
+ * `unwind` file open for writing (memscope_unwind_load).  The number of
+ * tables loaded (0: all were loaded already), or MS_UNWIND_FULL when the
+ * module's budget (unwind_bytes) has no room left, or -1 and ERR says why.
+ * *BYTES, if not NULL, gets the bytes loaded.
+ */
+#define MS_UNWIND_FULL	(-2)
+int ms_unwind_load(int wfd, const char *path, size_t *bytes, char *err, size_t errlen);
+
 /* `memscope __unwind FILE`: FILE's tables, checked, dumped; 0, else 1 with an error. */
 int ms_unwind_print(const char *path);
 

@@ -18,7 +18,9 @@
  * without libelf, frames are raw addresses; the tool says which.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 
 #include "memscope.h"
 #include "symbols.h"
+#include "unwind.h"
 
 #define MAX_FRAMES	127
 
@@ -688,11 +691,176 @@ static const struct ms_interval_ops stacks_ops = {
 	.report = snap_report,
 };
 
+/* A file's identity, as /proc/PID/maps and the module's unwind_tables give it. */
+struct fid {
+	unsigned int major, minor;
+	uint64_t ino;
+};
+
+struct fids {
+	struct fid *v;
+	size_t n, cap;
+};
+
+static bool fids_has(const struct fids *s, const struct fid *f)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].ino == f->ino && s->v[i].major == f->major && s->v[i].minor == f->minor)
+			return true;
+	return false;
+}
+
+static void fids_add(struct fids *s, const struct fid *f)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct fid *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return;	/* then it may be tried twice: the module says EEXIST */
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = *f;
+}
+
+/* The files the module has unwind tables for: "dev ino gen seg_offset bytes rows". */
+static void fids_loaded(struct fids *s)
+{
+	char *path = ms_path("unwind_tables"), line[256];
+	FILE *fp = path ? fopen(path, "re") : NULL;
+	struct fid f;
+
+	free(path);
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%u:%u %" SCNu64, &f.major, &f.minor, &f.ino) == 3)
+			fids_add(s, &f);
+	if (fp)
+		fclose(fp);
+}
+
+struct preload {
+	int wfd;
+	struct fids seen;
+	bool full;
+};
+
+/* One line of /proc/PID/maps: load its file's tables if it is new and executable. */
+static void preload_line(struct preload *p, const char *line)
+{
+	char perms[8], err[512];
+	struct fid f;
+	struct stat st;
+	const char *path;
+	int at = 0, r;
+
+	if (sscanf(line, "%*x-%*x %7s %*x %x:%x %" SCNu64 " %n", perms, &f.major, &f.minor,
+		   &f.ino, &at) != 4 || !at || perms[2] != 'x' || !f.ino)
+		return;
+	path = line + at;
+	if (*path != '/' || strstr(path, " (deleted)") || fids_has(&p->seen, &f))
+		return;
+	fids_add(&p->seen, &f);
+	/* The path may name another file by now (an upgrade): only the mapped one. */
+	if (stat(path, &st) || st.st_ino != f.ino || major(st.st_dev) != f.major ||
+	    minor(st.st_dev) != f.minor)
+		return;
+	r = ms_unwind_load(p->wfd, path, NULL, err, sizeof(err));
+	if (r == MS_UNWIND_FULL)
+		p->full = true;
+	/* r < 0: no CFI, not x86-64: its frames take the frame-pointer step. */
+}
+
+/*
+ * Unwind tables for every executable file mapping of the running
+ * processes that has none yet, so that the module walks their stacks
+ * without frame pointers (docs/unwind.md).  Quiet where the module takes
+ * none (an older one, a --dir copy, not root): the frame-pointer walk.
+ */
+static void preload_unwind(void)
+{
+	struct preload p = { .wfd = -1 };
+	char *path = ms_path("unwind"), maps[300], *line = NULL;
+	size_t cap = 0;
+	struct dirent *e;
+	DIR *d;
+
+	p.wfd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	free(path);
+	d = p.wfd >= 0 ? opendir("/proc") : NULL;
+	if (!d)
+		goto out;
+	fids_loaded(&p.seen);
+	while (!p.full && (e = readdir(d))) {
+		FILE *fp;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(maps, sizeof(maps), "/proc/%s/maps", e->d_name);
+		fp = fopen(maps, "re");
+		while (fp && !p.full && getline(&line, &cap, fp) > 0) {
+			line[strcspn(line, "\n")] = '\0';
+			preload_line(&p, line);
+		}
+		if (fp)
+			fclose(fp);
+	}
+	closedir(d);
+	if (p.full)
+		print_note("the module's budget for unwind tables (its unwind_bytes parameter) is full: stacks through files without one are walked by frame pointers and can end early; load memscope with a larger unwind_bytes for more");
+out:
+	free(line);
+	free(p.seen.v);
+	if (p.wfd >= 0)
+		close(p.wfd);
+}
+
+int cmd_unwind_load(int argc, char **argv)
+{
+	char *path, err[512];
+	int wfd, i, r, bad = 0;
+	size_t bytes;
+
+	if (argc < 1) {
+		print_error("usage: memscope __unwind-load FILE...");
+		return 1;
+	}
+	if (ms_locate_dir(NULL))
+		return 1;
+	path = ms_path("unwind");
+	wfd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	if (wfd < 0) {
+		print_error("cannot open %s: %s, load a memscope that takes unwind tables", path ? path : "unwind",
+			    strerror(errno));
+		free(path);
+		return 1;
+	}
+	free(path);
+	for (i = 0; i < argc; i++) {
+		r = ms_unwind_load(wfd, argv[i], &bytes, err, sizeof(err));
+		if (r == MS_UNWIND_FULL) {
+			print_error("%s: the module's unwind_bytes budget is full, load it with a larger one", argv[i]);
+			bad = 1;
+		} else if (r < 0) {
+			print_error("%s", err);
+			bad = 1;
+		} else {
+			printf("%s %d %zu\n", argv[i], r, bytes);
+		}
+	}
+	close(wfd);
+	return bad;
+}
+
 static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family,
 		      const char *probe, const char *cost)
 {
 	if (ms_check_optin(tool, family, probe, cost, c->o->kept) < 0)
 		return 1;
+	if (!c->o->kept)
+		preload_unwind();
 	if (c->o->debug_dir)
 		ms_symbols_debug_dir(c->o->debug_dir);
 	if (ms_symbols_source() == MS_SYM_NONE)

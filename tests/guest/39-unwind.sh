@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# User stacks without frame pointers: the module walks by the unwind
+# tables the CLI builds and loads (docs/unwind.md).
+#   - The `unwind` file takes a table for an open file, refuses a broken
+#     one (EINVAL), one over the unwind_bytes budget (E2BIG) and a second
+#     one for the same file (EEXIST quietly); unwind_tables lists each.
+#   - faults --stacks loads the tables of running processes' executable
+#     mappings: a python3 waiting on a pipe gets python3.11's and libc's.
+#   - Debian's python3 (no frame pointers, nor has glibc), run after that
+#     and read with --kept after it exited: at least 90% of its faults
+#     are in stacks of 5 frames or more, every frame named.
+#   - brkstack of sbrker (frame pointers, its heap grown through glibc's
+#     sbrk): sbrk's caller grow_heap and its caller grow are in the stack,
+#     which the frame-pointer walk skips.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ "$(uname -m)" = x86_64 ] || skip "unwind tables are followed on x86-64 only"
+PY=/usr/bin/python3.11
+[ -x $PY ] || skip "no $PY"
+FIFO=/tmp/t39.fifo
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() { exec 3>&- 2>/dev/null; ms_unload 2>/dev/null; rm -f "$FIFO"; }
+trap cleanup EXIT
+libc=$(ldd $PY | awk '$1 ~ /^libc\.so/ { print $3 }')
+[ -n "$libc" ] || fail "ldd finds no libc for $PY"
+
+# A budget of 64 KiB takes no libc (227 KiB): E2BIG, said as such.
+ms_load unwind_bytes=65536
+expect_eq "version's unwind_bytes" "$(awk '$1 == "unwind_bytes" { print $2 }' $D/version)" 65536
+"$CLI" __unwind-load "$libc" > /dev/null 2> /tmp/t39.err && fail "libc loaded within 64 KiB"
+grep -q "unwind_bytes budget is full" /tmp/t39.err || fail "over budget: $(cat /tmp/t39.err)"
+# Broken loads: EINVAL.
+python3 - "$D/unwind" /bin/true << 'EOF' || fail "see above"
+import errno, os, struct, sys
+# The checks themselves are the host test's (tests/host/unwind_check.c);
+# here, that the file refuses what fails them, and writes that are not
+# one whole load.
+fd = os.open(sys.argv[2], os.O_RDONLY)
+w = os.open(sys.argv[1], os.O_WRONLY)
+for name, blob in (("bad magic", b"\0" * 72), ("short", b"")):
+    try:
+        os.write(w, struct.pack("=iI", fd, len(blob)) + blob)
+        sys.exit("# FAIL: %s: the module took it" % name)
+    except OSError as e:
+        if e.errno != errno.EINVAL:
+            sys.exit("# FAIL: %s: %s, want EINVAL" % (name, e))
+try:
+    os.write(w, struct.pack("=iI", fd, 8) + b"\0" * 4)
+    sys.exit("# FAIL: a write shorter than its size: the module took it")
+except OSError as e:
+    if e.errno != errno.EINVAL:
+        sys.exit("# FAIL: a write shorter than its size: %s" % e)
+print("# bad tables: EINVAL")
+EOF
+expect_eq "tables after refusals" "$(grep -vc '^#' $D/unwind_tables)" 0
+
+ms_load
+echo enable faultstacks > $D/control || fail "enable faultstacks"
+echo enable brkstack > $D/control || fail "enable brkstack"
+# A python3 waiting on a pipe: faults --stacks loads its files' tables.
+{ rm -f $FIFO && mkfifo $FIFO; } || fail "mkfifo"
+$PY -c 'import sys; print("up", flush=True); sys.stdin.read()' < $FIFO > /tmp/t39.up &
+exec 3> $FIFO
+_t=0
+until grep -q up /tmp/t39.up 2>/dev/null; do
+	_t=$((_t + 1))
+	[ $_t -le 300 ] || fail "python3 did not start"
+	sleep 0.1
+done
+"$CLI" faults --stacks -p $$ > /dev/null 2> /tmp/t39.err || fail "faults --stacks: $(cat /tmp/t39.err)"
+exec 3>&-
+wait
+ino() { stat -L -c %i "$1"; }
+diag "unwind_tables: $(grep -vc '^#' $D/unwind_tables) tables, $(awk '!/^#/ { b += $5 } END { print b + 0 }' $D/unwind_tables) bytes"
+for f in $PY "$libc"; do
+	awk -v i="$(ino "$f")" '$2 == i { f = 1 } END { exit !f }' $D/unwind_tables ||
+		fail "faults --stacks loaded no table for $f: $(cat $D/unwind_tables)"
+done
+# Loaded again: nothing new, no error.
+"$CLI" __unwind-load $PY > /tmp/t39.load 2> /tmp/t39.err || fail "__unwind-load again: $(cat /tmp/t39.err)"
+expect_eq "tables loaded again" "$(cut -d' ' -f2 /tmp/t39.load)" 0
+
+# Debian's python3, allocating; its stacks read after it exited.
+t0=$(date +%s)
+python3 -c '
+import os
+print(os.getpid(), flush=True)
+a = [bytearray(4096 * (i % 7 + 1)) for i in range(300)]
+d = {str(i): [i] * 8 for i in range(20000)}
+' > /tmp/t39.pid || fail "python3 failed"
+pid=$(cat /tmp/t39.pid)
+diag "python3 and sbrker ran in $(($(date +%s) - t0)) s"
+"$W/sbrker" 9 < /dev/null > /tmp/t39.sbrk || fail "sbrker failed"
+spid=$(sed -n 's/^pid=//p' /tmp/t39.sbrk)
+echo disable faultstacks > $D/control || fail "disable faultstacks"
+echo disable brkstack > $D/control || fail "disable brkstack"
+"$CLI" faults --stacks --kept -p "$pid" > /tmp/t39.faults 2> /tmp/t39.err ||
+	fail "faults --stacks --kept: $(cat /tmp/t39.err)"
+"$CLI" brkstack --kept -p "$spid" > /tmp/t39.brk 2> /tmp/t39.err ||
+	fail "brkstack --kept: $(cat /tmp/t39.err)"
+grep -E '^unwind_' $D/stats | tr '\n' ' ' | sed 's/^/# /'
+echo
+# A stack's frames are the fields between the first ';' and the count;
+# named: none is [unknown] or a bare address.  A function of python3.11's
+# own that only its (absent) debuginfo names is [python3.11]: its file,
+# which is what the walk needs.
+awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";") - 1; ok = k >= 5
+	for (i = 2; i <= k + 1; i++) if (f[i] ~ /^\[unknown|^0x/) ok = 0
+	all += n; if (ok) good += n }
+	END { printf "%d %d\n", good, all }' /tmp/t39.faults > /tmp/t39.frac
+read -r good all < /tmp/t39.frac
+diag "python3 pid $pid: $good of $all faults in named stacks of 5 frames or more"
+awk '{ print $NF, $0 }' /tmp/t39.faults | sort -rn | head -n 5 | cut -c1-300 | sed 's/^/# /'
+expect_ge "python3's faults" "$all" 200
+expect_ge "python3's faults in named stacks of >= 5 frames, per cent" $((good * 100 / all)) 90
+sed 's/^/# brk: /' /tmp/t39.brk
+# glibc's sbrk is __sbrk in its symbol table; brk's system call is in __brk
+# (named brk, an alias of it, where sbrk inlined it).
+expect_eq "brk calls of sbrker from main;grow;grow_heap;sbrk" \
+	"$(awk '/;main;grow;grow_heap;(__)?sbrk;/ { t += $NF } END { print t + 0 }' /tmp/t39.brk)" 9
+exit 0

@@ -868,7 +868,7 @@ static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family
 	else if (ms_symbols_source() == MS_SYM_LIBELF)
 		print_warn("this memscope was built without libdw (elfutils): frames are named from each file's own .symtab or .dynsym only, not from separate debuginfo (build-id, .gnu_debuglink), MiniDebugInfo or inlined functions; install libdw-dev and rebuild for them");
 	if (!c->o->json && !c->o->has_interval && !ms_leased())
-		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; programs built without frame pointers give short stacks.",
+		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; a stack ends early in code that has neither frame pointers nor an unwind table loaded (files mapped after memscope started, or when its budget is full).",
 			   family);
 	return ms_run_interval(c->o, &stacks_ops, c);
 }

@@ -279,8 +279,9 @@ u64 ms_probe_hits(const struct ms_probe *p);
  * Probe context claims a slot with a cmpxchg on its key and counts into its
  * own CPU's counters (get_cpu(), local64), so a hot row is written by no
  * more than one CPU; readers fold the CPUs.  A full table reuses a row whose
- * key is gone or that readers have already seen, and counts `dropped` only
- * when no such row is within reach.  See table.c.
+ * process has exited, else one that readers have already seen (counted in
+ * table_reuse), and counts `dropped` only when no such row is within reach.
+ * See table.c.
  */
 #define MS_TABLE_COLS 3
 

@@ -14,11 +14,17 @@
  * process's many threads) are only ever read by other CPUs.
  *
  * A full table does not go stale.  When no slot in reach is free, a second
- * pass reuses the first row that is finished with:
- *   - its process has exited (or exec'd: the per-process tables), or
- *   - a reader has seen its count, and it has not moved since: at each
- *     open the reader notes each row's first column in `seen`, and the
- *     writer compares (summing the CPUs, on this full-table path only).
+ * pass reuses a row that is finished with:
+ *   - first, the first row whose process has exited, every thread of it
+ *     (the per-process tables): nothing anyone can ask for is lost;
+ *   - else, of the rows a reader has seen whose count has not moved since,
+ *     the one that holds the fewest events: at each open the reader notes
+ *     each row's first column in `seen`, and the writer compares (summing
+ *     the CPUs, on this full-table path only).  Its events are counted in
+ *     table_reuse, since a total since enable now lacks them.
+ * A running process's row is never taken unseen, even once it exec'd or
+ * was renamed and so can no longer count: `-p PID` still shows it, so it
+ * leaves only with a count, never silently.
  * The fast path pays nothing for this: no timestamp, no epoch, no write
  * beyond its own CPU's counter.  Only when no such row is in reach is the
  * event counted in `dropped`.  A reused
@@ -38,6 +44,7 @@
 #include <linux/hash.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
@@ -72,7 +79,13 @@ struct ms_table *ms_table_find(const char *file)
 	return NULL;
 }
 
-/* The row's process has exited, or exec'd under another name. */
+/*
+ * The row's process has exited: no thread of it runs.  A leader that
+ * exited before its other threads stays a zombie until they have, and the
+ * process still runs.  One that exec'd, or renamed itself, still runs too:
+ * its rows under the old name stay its rows.  (A pid reused by a new
+ * process keeps the old one's rows as if it ran: kept, never lost.)
+ */
 static bool ms_task_gone(const struct ms_row *row)
 {
 	struct task_struct *p;
@@ -82,8 +95,7 @@ static bool ms_task_gone(const struct ms_row *row)
 		return false;		/* being filled: live by definition */
 	rcu_read_lock();
 	p = pid_task(find_pid_ns(row->pid, &init_pid_ns), PIDTYPE_PID);
-	gone = !p || READ_ONCE(p->exit_state) ||
-	       strncmp(p->comm, row->name, TASK_COMM_LEN - 1);
+	gone = !p || (READ_ONCE(p->exit_state) && thread_group_empty(p));
 	rcu_read_unlock();
 	return gone;
 }
@@ -98,23 +110,28 @@ static s64 ms_row_col0(struct ms_table *t, const struct ms_row *row)
 	return sum;
 }
 
+enum ms_row_state {
+	MS_ROW_LIVE,		/* may count again, or unseen: kept */
+	MS_ROW_SEEN,		/* seen, not moved since: reusable, counted */
+	MS_ROW_GONE,		/* its process has exited: reusable */
+};
+
 /*
- * Whether @row is finished with: its process is gone (true, *held 0), or
- * a reader saw its count and it has not moved since (true, *held that
- * count: a running process's, or a key that may count again, which later
- * reports will lack).
+ * Whether @row is finished with: its process has exited, or a reader saw
+ * its count and it has not moved since (*held: that count, a running
+ * process's or a key's that may count again, which later totals lack).
  */
-static bool ms_row_stale(struct ms_table *t, struct ms_row *row, u64 *held)
+static enum ms_row_state ms_row_state(struct ms_table *t, struct ms_row *row, u64 *held)
 {
 	u64 seen = READ_ONCE(row->seen);
 
 	*held = 0;
 	if (ms_table_has_pid(t) && ms_task_gone(row))
-		return true;
+		return MS_ROW_GONE;
 	if (!seen || (u64)ms_row_col0(t, row) + 1 != seen)
-		return false;
+		return MS_ROW_LIVE;
 	*held = seen - 1;
-	return true;
+	return MS_ROW_SEEN;
 }
 
 /* Another CPU holds the row for a few stores with interrupts off. */
@@ -144,8 +161,7 @@ static void ms_row_clear(struct ms_table *t, struct ms_row *row)
 }
 
 /* Take over @row, last seen with key @old, for @key; it held @held events of a live key. */
-static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 key,
-			 bool live, u64 held)
+static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 key, u64 held)
 {
 	unsigned long flags;
 
@@ -159,11 +175,64 @@ static bool ms_row_reuse(struct ms_table *t, struct ms_row *row, u64 old, u64 ke
 	WRITE_ONCE(row->key, key);
 	local_irq_restore(flags);
 	ms_stat_inc(core, MS_table_reused);
-	if (live) {
+	if (held) {
 		atomic64_inc(&t->reused_rows);
 		atomic64_add(held, &t->reused_events);
 	}
 	return true;
+}
+
+/*
+ * Pass 2 of ms_table_get(), no free slot in reach: the first row of an
+ * exited process, else the seen, unmoved row that holds the fewest events.
+ * Writers of one key walk the same slots in the same order, so they agree
+ * on it; one that finds it busy waits and then finds its key there.
+ */
+static struct ms_row *ms_table_make_room(struct ms_table *t, u64 key, unsigned int start)
+{
+	unsigned int mask = t->size - 1, i;
+	struct ms_row *row, *pick = NULL;
+	u64 pick_key = 0, pick_held = 0, held;
+	int n;
+
+	for (n = 0, i = start; n < MS_TABLE_REACH; n++, i = (i + 1) & mask) {
+		u64 k;
+
+		row = &t->rows[i];
+		k = ms_row_wait(row);
+		if (k == key)
+			return row;
+		if (!k) {
+			k = cmpxchg64(&row->key, 0, key);
+			if (!k || k == key)
+				return row;
+			continue;
+		}
+		switch (ms_row_state(t, row, &held)) {
+		case MS_ROW_GONE:
+			if (ms_row_reuse(t, row, k, key, 0))
+				return row;
+			break;
+		case MS_ROW_SEEN:
+			if (!pick || held < pick_held) {
+				pick = row;
+				pick_key = k;
+				pick_held = held;
+			}
+			break;
+		case MS_ROW_LIVE:
+			break;
+		}
+		if (ms_row_wait(row) == key)
+			return row;	/* another writer reused it for us */
+	}
+	if (!pick)
+		return NULL;
+	/* Still finished with?  Its count may have moved since. */
+	if (ms_row_state(t, pick, &held) != MS_ROW_LIVE &&
+	    ms_row_reuse(t, pick, pick_key, key, held))
+		return pick;
+	return ms_row_wait(pick) == key ? pick : NULL;
 }
 
 struct ms_row *ms_table_get(struct ms_table *t, u64 key)
@@ -182,41 +251,16 @@ struct ms_row *ms_table_get(struct ms_table *t, u64 key)
 		row = &t->rows[i];
 		k = READ_ONCE(row->key);
 		if (k == key)
-			goto found;
+			return row;
 		if (!k) {
 			k = cmpxchg64(&row->key, 0, key);
 			if (!k || k == key)
-				goto found;	/* claimed, or lost to the same key */
+				return row;	/* claimed, or lost to the same key */
 		}
 	}
-
-	/*
-	 * Pass 2, full: the first row that is finished with.  Writers of one
-	 * key walk the same slots in the same order, so they agree on it; one
-	 * that finds it busy waits and then finds its key there.
-	 */
-	for (n = 0, i = start; n < MS_TABLE_REACH; n++, i = (i + 1) & mask) {
-		u64 k, held;
-
-		row = &t->rows[i];
-		k = ms_row_wait(row);
-		if (k == key)
-			goto found;
-		if (!k) {
-			k = cmpxchg64(&row->key, 0, key);
-			if (!k || k == key)
-				goto found;
-			continue;
-		}
-		if (ms_row_stale(t, row, &held) && ms_row_reuse(t, row, k, key, held != 0, held))
-			goto found;
-		if (READ_ONCE(row->key) == key)
-			goto found;	/* another writer reused it for us */
-	}
-	ms_stat_inc(core, MS_dropped);
-	return NULL;
-
-found:
+	row = ms_table_make_room(t, key, start);
+	if (!row)
+		ms_stat_inc(core, MS_dropped);
 	return row;
 }
 

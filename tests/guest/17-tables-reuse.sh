@@ -4,6 +4,8 @@
 #  A. after 2,000 short-lived processes, with no reader in between, the
 #     next new process still appears with its exact count: rows of exited
 #     processes are reused;
+#  A2. a process whose main thread exited but whose other threads run
+#     keeps its unseen row through the same churn;
 #  B. a table full of live, idle processes drops a new one and counts it
 #     in `dropped`; once a reader has opened the table, the rows whose
 #     counts it saw and that have not moved since are reused, and the next
@@ -84,6 +86,34 @@ expect_ge "rows reused" "$reused" 1900
 exact_row "after 2000 exited processes"
 
 diag "part A: $(($(date +%s) - t0)) s"
+
+# --- A2: a process whose main thread exited before its other threads
+# still runs (its leader is a zombie until they end).  Unseen, its row
+# stays through 500 exited processes, with at least the faults its
+# threads counted themselves.  (A zombie leader once made it "exited".)
+t0=$(date +%s)
+ms_load table_size=64
+rm -f $S/fifo $S/out
+mkfifo $S/fifo
+"$W/touch_threads" 2 100 -l < $S/fifo > $S/out &
+exec 4> $S/fifo
+await pid $S/out "touch_threads 2 100 -l did not finish"
+read -r _ p _ _ _ _ _ want < $S/out
+n=0
+until [ "$(awk '$1 == "State:" { print $2 }' "/proc/$p/status")" = Z ]; do
+	n=$((n + 1))
+	[ $n -lt 100 ] || fail "touch_threads -l: its main thread did not exit"
+	sleep 0.1
+done
+"$W/forkmany" 500 2 > /dev/null || fail "forkmany failed"
+kill -0 "$p" || fail "touch_threads -l ended early"
+got=$(table_col faults_by_pid "$p" 1 touch_threads)
+exec 4>&-
+wait $!
+diag "leaderless process: row $got faults, its threads counted $want; table_reused $(ms_stat table_reused)"
+expect_ge "table_reused by 500 exited processes" "$(ms_stat table_reused)" 400
+expect_ge "faults of a running process whose leader exited, after the churn" "$got" "$want"
+diag "part A2: $(($(date +%s) - t0)) s"
 
 # --- B: live, idle processes, then a reader
 t0=$(date +%s)

@@ -70,7 +70,7 @@ const struct ms_evfmt *ms_events_format(void)
 	return state > 0 ? &ef : NULL;
 }
 
-struct ms_stream *ms_stream_open(const char *name)
+struct ms_stream *ms_stream_open(const char *name, uint64_t rcvbuf)
 {
 	struct ms_stream *s = calloc(1, sizeof(*s));
 	struct statfs sfs;
@@ -81,7 +81,7 @@ struct ms_stream *ms_stream_open(const char *name)
 		return NULL;
 	s->fd = -1;
 	if (ms_nl_on() && !strcmp(name, "events")) {
-		r = ms_nl_stream_open(&s->nl);
+		r = ms_nl_stream_open(&s->nl, rcvbuf);
 		if (r == 0)
 			return s;
 		if (r < 0 || nl_fallback(name))
@@ -250,7 +250,7 @@ int ms_follow_events_recover(const char *type, ms_event_fn fn, ms_recover_fn rec
 	uint64_t lost;
 	int r = 0, ret = 0;
 
-	s = ms_stream_open("events");
+	s = ms_stream_open("events", 0);
 	if (!s)
 		return -1;
 	ms_missed_snapshot(&m0);

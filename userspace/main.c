@@ -227,6 +227,31 @@ static int set_delay(struct ms_opts *o, const char *v)
 	return ARGS_OK;
 }
 
+/* BYTES, or with a K, M or G suffix (powers of 1,024). */
+static int set_buffer_size(struct ms_opts *o, const char *v)
+{
+	static const char units[] = "KMG";
+	char num[32], *u;
+	unsigned int shift = 0;
+	size_t n = v ? strlen(v) : 0;
+
+	if (n && n < sizeof(num) && (u = strchr(units, v[n - 1]))) {
+		shift = 10 * (unsigned int)(u - units + 1);
+		n--;
+	}
+	if (n && n < sizeof(num)) {
+		memcpy(num, v, n);
+		num[n] = '\0';
+	}
+	if (!n || n >= sizeof(num) || !ms_parse_u64(num, &o->buffer_size) || !o->buffer_size ||
+	    o->buffer_size > (1ULL << 30) >> shift) {
+		print_error("bad --buffer-size \"%s\", give bytes up to 1G, such as --buffer-size 64M", v ? v : "");
+		return ARGS_BAD;
+	}
+	o->buffer_size <<= shift;
+	return ARGS_OK;
+}
+
 static int set_textfile(struct ms_opts *o, const char *v)
 {
 	if (!v || !*v) {
@@ -316,6 +341,7 @@ static const struct ms_optdef {
 	{ NULL, "--title", NULL, OPT_TITLE, "TEXT", set_title },
 	{ NULL, "--prometheus", NULL, OPT_PROM, NULL, set_prometheus },
 	{ NULL, "--textfile", NULL, OPT_TEXTFILE, "DIR", set_textfile },
+	{ NULL, "--buffer-size", NULL, OPT_BUFSIZE, "BYTES", set_buffer_size },
 };
 
 #define NOPTS (sizeof(optdefs) / sizeof(optdefs[0]))

@@ -44,6 +44,7 @@ enum {
 	OPT_KEPT	= 1 << 16,	/* an opt-in tool: what its family kept */
 	OPT_INTERACTIVE	= 1 << 17,	/* pmap -i */
 	OPT_DEBUG_DIR	= 1 << 18,	/* --debug-dir DIR: separate debuginfo, for stacks */
+	OPT_BUFSIZE	= 1 << 19,	/* monitor --buffer-size BYTES */
 };
 
 struct ms_opts {
@@ -76,6 +77,7 @@ struct ms_opts {
 	const char *textfile;	/* export --textfile DIR */
 	const char *dir;	/* --dir, for tools that find the module themselves */
 	bool netlink;		/* --netlink: the module's netlink family, not its files */
+	uint64_t buffer_size;	/* monitor --buffer-size: 0, the default */
 };
 
 /*
@@ -319,7 +321,7 @@ int cmd_unwind_load(int argc, char **argv);
 
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;
-struct ms_stream *ms_stream_open(const char *name);
+struct ms_stream *ms_stream_open(const char *name, uint64_t rcvbuf);
 /* events_format, read once; NULL where the module has none (older). */
 const struct ms_evfmt *ms_events_format(void);
 /* 1: an event in *rec (its type set); 0: end of stream (a plain file hit EOF) or stop; -1: error */

@@ -76,8 +76,9 @@ int ms_nl_list_hists(char ***names)
 	return ms_nl_use();
 }
 
-int ms_nl_stream_open(struct ms_nl_stream **s)
+int ms_nl_stream_open(struct ms_nl_stream **s, uint64_t rcvbuf)
 {
+	(void)rcvbuf;
 	*s = NULL;
 	return ms_nl_use();
 }
@@ -96,6 +97,7 @@ void ms_nl_stream_close(struct ms_nl_stream *s)
 #else /* MS_HAVE_LIBNL */
 
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -1333,10 +1335,32 @@ static int load_dropped(uint64_t *v)
 	return 0;
 }
 
-int ms_nl_stream_open(struct ms_nl_stream **out)
+/*
+ * Room for the events of a burst while this reader is not running: the
+ * hosts it watches are short of memory and CPU, and their reclaims come
+ * in hundreds a second, each a message of its own.  SO_RCVBUFFORCE, as
+ * udevadm monitor does, goes past net.core.rmem_max where this process
+ * may (CAP_NET_ADMIN); else SO_RCVBUF, which rmem_max caps, said if the
+ * user asked for the size.  The buffer costs only what waits in it.
+ */
+static void stream_rcvbuf(int fd, uint64_t want, bool asked)
+{
+	int v = want > INT_MAX / 2 ? INT_MAX / 2 : (int)want, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (!setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+	/* The kernel doubles the size asked, for its bookkeeping. */
+	if (asked && !getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) && got / 2 < v)
+		print_warn("the netlink socket's buffer holds %d bytes, not the %d asked: net.core.rmem_max caps it without CAP_NET_ADMIN; raise it (sysctl -w net.core.rmem_max=%d) or run monitor with CAP_NET_ADMIN",
+			   got / 2, v, v);
+}
+
+int ms_nl_stream_open(struct ms_nl_stream **out, uint64_t rcvbuf)
 {
 	struct ms_nl_stream *s = calloc(1, sizeof(*s));
-	int one = 1, rcvbuf = 1 << 20, ret = -1;
+	int one = 1, ret = -1;
 	struct groups gs;
 	size_t i;
 
@@ -1389,7 +1413,7 @@ int ms_nl_stream_open(struct ms_nl_stream **out)
 	}
 	/* Overruns counted in netlink_dropped, and room so there are few. */
 	setsockopt(s->fd, SOL_NETLINK, NETLINK_BROADCAST_ERROR, &one, sizeof(one));
-	setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	stream_rcvbuf(s->fd, rcvbuf ? rcvbuf : MS_NL_RCVBUF, rcvbuf != 0);
 	if (load_dropped(&s->dropped))
 		goto fail;
 	s->format = ms_events_format();

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The netlink backend (nl.c): the module's generic netlink family serves
@@ -49,9 +50,11 @@ int ms_nl_list_hists(char ***names);
  * 0 and *s set; 1 when the family has no groups (a kernel that cannot keep
  * them to CAP_SYS_ADMIN, where the module registers none: the events file
  * carries the same events), said to no one; -1 with the error said.
+ * @rcvbuf: the socket's receive buffer in bytes, 0 for MS_NL_RCVBUF.
  */
+#define MS_NL_RCVBUF (16ULL << 20)
 struct ms_nl_stream;
-int ms_nl_stream_open(struct ms_nl_stream **s);
+int ms_nl_stream_open(struct ms_nl_stream **s, uint64_t rcvbuf);
 /* 1: a line; 0: stop; -1: error */
 struct ms_record;
 /* The next event, typed (rec->type): 1, 0 (stop, nothing yet) or -1. */

@@ -33,14 +33,14 @@ S=/tmp/memscope-t29
 THP=/sys/kernel/mm/transparent_hugepage
 ZSW=/sys/module/zswap/parameters/enabled
 CG=/sys/fs/cgroup/mstest-swapres
-lo=
+loopdev=
 mkdir -p $S
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -e "$ZSW" ] && echo N > "$ZSW"
 	[ -e "$THP/hugepages-64kB/enabled" ] && echo never > "$THP/hugepages-64kB/enabled"
-	[ -n "$lo" ] && { swapoff "$lo"; losetup -d "$lo"; }
+	[ -n "$loopdev" ] && { swapoff "$loopdev"; losetup -d "$loopdev"; }
 	mountpoint -q "$S/t" && umount "$S/t"
 	rmdir "$CG" 2>/dev/null
 	zram_swap_off
@@ -153,8 +153,17 @@ out=$(awk '$1 == "pid" && $3 == "out" { print $4 }' $S/out)
 d_pswpout=$(delta pswpout) d_pswpin=$(delta pswpin) d_swapouts=$(delta swapouts)
 expect_ge "pressure: workload pages the hog pushed out (pagemap)" "$out" 64
 expect_eq "pressure: swapouts vs pswpout delta" "$d_swapouts" "$d_pswpout"
-expect_eq "pressure: swap-outs of the workload $pid, not of the hog (${hog#hog })" \
-	"$(table_col swap_residency_by_pid "$pid" 1 swapres) $(table_col swap_residency_by_pid "${hog#hog }" 1 swapres)" "$d_pswpout 0"
+# Once on 5.10 (CI, not reproduced since) 172 of 696 swap-outs had no
+# owner: say everything that could tell whose they were.
+got="$(table_col swap_residency_by_pid "$pid" 1 swapres) $(table_col swap_residency_by_pid "${hog#hog }" 1 swapres)"
+[ "$got" = "$d_pswpout 0" ] || {
+	diag "swap_residency_by_pid: $(grep -v '^#' $D/swap_residency_by_pid | tr '\n' ';')"
+	diag "memory.stat: $(grep -E '^(anon|file|shmem|swapcached|pgmajfault|thp_swpout|thp_swpout_fallback) ' $CG/memory.stat | tr '\n' ' ')"
+	diag "memory.swap.current $(cat $CG/memory.swap.current); cgroup.procs: $(tr '\n' ' ' < $CG/cgroup.procs)"
+	diag "stats: $(grep -E '^(swap|swapouts|swapins)' $D/stats | tr '\n' ' ')"
+	diag "probes: $(grep -E '^swap' $D/probes | tr '\n' ';')"
+}
+expect_eq "pressure: swap-outs of the workload $pid, not of the hog (${hog#hog })" "$got" "$d_pswpout 0"
 expect_eq "pressure: timed swap-ins vs pswpin delta" "$(timed)" "$d_pswpin"
 expect_eq "pressure: swapins_untimed" "$(delta swapins_untimed)" 0
 expect_ge "pressure: pswpin delta (the pages pushed out, read back)" "$d_pswpin" "$out"
@@ -222,8 +231,8 @@ modprobe loop 2>/dev/null
 mkdir -p $S/t
 mount -t tmpfs -o size=32M none $S/t || fail "tmpfs for the loop swap"
 dd if=/dev/zero of=$S/t/swap bs=1M count=16 2>/dev/null || fail "loop swap file"
-lo=$(losetup -f --show $S/t/swap) || fail "no loop device"
-{ mkswap "$lo" > /dev/null && swapon "$lo"; } || fail "swapon $lo"
+loopdev=$(losetup -f --show $S/t/swap) || fail "no loop device"
+{ mkswap "$loopdev" > /dev/null && swapon "$loopdev"; } || fail "swapon $loopdev"
 N=256
 run 700
 majflt=$(awk '$1 == "in" { print $4 }' $S/out)
@@ -233,7 +242,7 @@ expect_eq "async: pswpout delta" "$d_pswpout" $N
 expect_eq "async: timed swap-ins vs pswpin" "$(timed)" "$d_pswpin"
 expect_eq "async: swapins_untimed" "$d_untimed" 0
 [ "$d_pswpin" -eq 0 ] || hist_check "async" 700 "$d_pswpin"
-swapoff "$lo"; losetup -d "$lo"; lo=
+swapoff "$loopdev"; losetup -d "$loopdev"; loopdev=
 umount $S/t
 
 # --- large folios ------------------------------------------------------------

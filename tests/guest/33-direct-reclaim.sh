@@ -35,14 +35,12 @@ diag "$(grep -E '^(MemTotal|MemFree|MemAvailable)' /proc/meminfo | tr -s ' ' | t
 # The events stream sees every reclaim, not only the ring's last N.
 cat $D/events > /tmp/events.out &
 reader=$!
-# monitor asks for a 1 MiB socket buffer, which net.core.rmem_max (208
-# KiB by default: about 200 reclaim events) caps: a burst of them while
-# the hogs keep the guest's CPUs busy overran it once on 6.12 (228 of
-# 1,152 lost).  Room for the whole run is the administrator's to give.
-rmem=$(cat /proc/sys/net/core/rmem_max)
-echo 1048576 > /proc/sys/net/core/rmem_max
+# The hogs keep the guest's CPUs busy and its memory short, monitor
+# included, which can sleep for seconds: a 1 MiB socket buffer overran
+# then (179 of 1,254 lost on 6.12).  Its default, 16 MiB past
+# net.core.rmem_max (it runs with CAP_NET_ADMIN), holds the whole run.
+# shellcheck disable=SC2119 # no arguments: the default buffer
 monitor_start
-echo "$rmem" > /proc/sys/net/core/rmem_max
 a0=$(vmstat_sum allocstall); c0=$(ms_stat direct_reclaim_count)
 s0=$(ms_stat allocstall)
 m0=$(ms_stat memcg_reclaim_count)

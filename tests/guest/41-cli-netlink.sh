@@ -144,12 +144,9 @@ diag "the kill and $nlines of oom_hog's reclaims from the groups are the files' 
 if nl_groups_absent; then
 	diag "no netlink groups on this kernel: monitor's losses through the events file, at the end"
 else
-rmem=$(cat /proc/sys/net/core/rmem_max)
-echo 4096 > /proc/sys/net/core/rmem_max
 P=/proc/sys/vm/compaction_proactiveness
 [ -e $P ] && proact=$(cat $P) && echo 0 > $P
-monitor_start
-echo "$rmem" > /proc/sys/net/core/rmem_max
+monitor_start --buffer-size 4096
 sleep 1
 kill -STOP $mpid
 echo 16M > $CG/memory.max
@@ -166,6 +163,16 @@ set -- $(monitor_count "$hog")
 diag "stopped monitor: $1 reclaims shown, $2 lost, of $((r1 - r0)); stderr: $(head -n 1 /tmp/mon.err)"
 expect_ge "reclaims lost (a full socket)" "$2" 1
 expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
+# Without CAP_NET_ADMIN, net.core.rmem_max caps the buffer asked for,
+# and monitor says so, with the two ways round it.
+rmem=$(cat /proc/sys/net/core/rmem_max)
+echo 65536 > /proc/sys/net/core/rmem_max
+timeout -s INT 3 setpriv --inh-caps=-net_admin --bounding-set=-net_admin \
+	"$CLI" monitor --buffer-size 1M > /dev/null 2> /tmp/mon.err
+echo "$rmem" > /proc/sys/net/core/rmem_max
+rmem=
+grep -q "^Warning: the netlink socket's buffer holds 65536 bytes, not the 1048576 asked: net.core.rmem_max caps it without CAP_NET_ADMIN; raise it (sysctl -w net.core.rmem_max=1048576) or run monitor with CAP_NET_ADMIN\$" /tmp/mon.err ||
+	fail "monitor without CAP_NET_ADMIN, rmem_max 65536, --buffer-size 1M: $(cat /tmp/mon.err)"
 fi
 
 # Byte for byte, with nothing moving: every probe off, its data kept.

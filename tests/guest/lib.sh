@@ -232,13 +232,13 @@ wait_gone() {
 nl_groups_absent() {
 	dmesg | grep -q 'memscope: this kernel cannot keep netlink groups to CAP_SYS_ADMIN'
 }
-# monitor_start: `memscope monitor -j` into /tmp/mon.out ($mpid, stderr in
+# monitor_start [ARG...]: `memscope monitor -j ARG...` into /tmp/mon.out ($mpid, stderr in
 # /tmp/mon.err), once it has joined the groups (or opened the events file):
 # when a compaction we cause reaches it (without compaction events, once it
 # has the events file open).  Without groups it must say, in
 # one note, that it reads the events file; with them, nothing.
 monitor_start() {
-	"$CLI" monitor -j > /tmp/mon.out 2> /tmp/mon.err &
+	"$CLI" monitor -j "$@" > /tmp/mon.out 2> /tmp/mon.err &
 	mpid=$!
 	_t=0
 	if no_compaction_tp; then

@@ -72,7 +72,7 @@ static void print_event(const struct ms_opts *o, const struct ms_evfmt_type *t,
 
 static int cmd_monitor(const struct ms_opts *o)
 {
-	struct ms_stream *s = ms_stream_open("events");
+	struct ms_stream *s = ms_stream_open("events", o->buffer_size);
 	const struct ms_evfmt *ef;
 	const struct ms_evfmt_type *t;
 	struct ms_record rec;
@@ -101,6 +101,7 @@ static int cmd_monitor(const struct ms_opts *o)
 
 MS_TOOL(monitor,
 	.topic = MS_TOPIC_VIEWS, .rank = 50,
+	.opts = OPT_BUFSIZE,
 	.flags = MS_TOOL_NETLINK_FIRST,
-	.usage = "monitor",
+	.usage = "monitor [--buffer-size BYTES]",
 	.summary = "every OOM kill, direct reclaim and compaction as it happens, and how many were lost, from the netlink groups (the events file where the kernel has none, or with --dir)");

@@ -1339,9 +1339,10 @@ static int load_dropped(uint64_t *v)
  * Room for the events of a burst while this reader is not running: the
  * hosts it watches are short of memory and CPU, and their reclaims come
  * in hundreds a second, each a message of its own.  SO_RCVBUFFORCE, as
- * udevadm monitor does, goes past net.core.rmem_max where this process
- * may (CAP_NET_ADMIN); else SO_RCVBUF, which rmem_max caps, said if the
- * user asked for the size.  The buffer costs only what waits in it.
+ * udevadm monitor does, goes past net.core.rmem_max with CAP_NET_ADMIN,
+ * which the family's GENL_ADMIN_PERM asks of every listener anyway; should
+ * it be refused, SO_RCVBUF, which rmem_max caps, said if the user asked
+ * for the size.  The buffer costs only what waits in it.
  */
 static void stream_rcvbuf(int fd, uint64_t want, bool asked)
 {

@@ -20,7 +20,6 @@ cleanup() {
 	[ -n "${mpid:-}" ] && kill -CONT "$mpid" 2>/dev/null && kill "$mpid" 2>/dev/null
 	[ -n "${tpid:-}" ] && kill "$tpid" 2>/dev/null
 	[ -n "${fpid:-}" ] && kill "$fpid" 2>/dev/null
-	[ -n "${rmem:-}" ] && echo "$rmem" > /proc/sys/net/core/rmem_max
 	[ -n "${proact:-}" ] && echo "$proact" > /proc/sys/vm/compaction_proactiveness
 	rmdir "$CG" 2>/dev/null
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
@@ -163,16 +162,6 @@ set -- $(monitor_count "$hog")
 diag "stopped monitor: $1 reclaims shown, $2 lost, of $((r1 - r0)); stderr: $(head -n 1 /tmp/mon.err)"
 expect_ge "reclaims lost (a full socket)" "$2" 1
 expect_eq "reclaims shown + lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
-# Without CAP_NET_ADMIN, net.core.rmem_max caps the buffer asked for,
-# and monitor says so, with the two ways round it.
-rmem=$(cat /proc/sys/net/core/rmem_max)
-echo 65536 > /proc/sys/net/core/rmem_max
-timeout -s INT 3 setpriv --inh-caps=-net_admin --bounding-set=-net_admin \
-	"$CLI" monitor --buffer-size 1M > /dev/null 2> /tmp/mon.err
-echo "$rmem" > /proc/sys/net/core/rmem_max
-rmem=
-grep -q "^Warning: the netlink socket's buffer holds 65536 bytes, not the 1048576 asked: net.core.rmem_max caps it without CAP_NET_ADMIN; raise it (sysctl -w net.core.rmem_max=1048576) or run monitor with CAP_NET_ADMIN\$" /tmp/mon.err ||
-	fail "monitor without CAP_NET_ADMIN, rmem_max 65536, --buffer-size 1M: $(cat /tmp/mon.err)"
 fi
 
 # Byte for byte, with nothing moving: every probe off, its data kept.

@@ -51,11 +51,31 @@ void ms_interval_start(void)
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 }
 
-bool ms_interval_wait(double seconds)
+static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Until @until, ending early on a signal that asks to stop. */
+static void sleep_until(const struct timespec *until)
+{
+	int r;
+
+	do {
+		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL);
+	} while (r == EINTR && !ms_stop);
+}
+
+/*
+ * The next deadline, @seconds after the last: absolute, so that reports
+ * don't drift by the time they take.  @tick, if any, runs each second
+ * meanwhile.
+ */
+static bool interval_wait(double seconds, const struct ms_interval_ops *ops, void *ctx)
+{
+	struct timespec next;
 	double whole;
 	long ns;
-	int r;
 
 	if (ms_stop)
 		return false;
@@ -63,7 +83,6 @@ bool ms_interval_wait(double seconds)
 		step++;
 		return !ms_stop;
 	}
-	/* Absolute deadlines: reports don't drift by the time they take. */
 	ns = (long)(modf(seconds, &whole) * 1e9);
 	deadline.tv_sec += (time_t)whole;
 	deadline.tv_nsec += ns;
@@ -71,10 +90,22 @@ bool ms_interval_wait(double seconds)
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000L;
 	}
-	do {
-		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL);
-	} while (r == EINTR && !ms_stop);
+	while (ops && ops->tick && !ms_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		next.tv_sec++;
+		if (!ts_before(&next, &deadline))
+			break;
+		sleep_until(&next);
+		if (!ms_stop)
+			ops->tick(ctx);
+	}
+	sleep_until(&deadline);
 	return !ms_stop;
+}
+
+bool ms_interval_wait(double seconds)
+{
+	return interval_wait(seconds, NULL, NULL);
 }
 
 /* A duration in ns as people read it: 3 significant digits and a unit. */
@@ -154,8 +185,11 @@ static int run_traced(const struct ms_interval_ops *ops, void *ctx)
 		return 1;
 	t0 = ms_now_mono();
 	/* Each signal ends a sleep early: ms_stop is seen within a second. */
-	while (!ms_stop && !ms_test_steps())
+	while (!ms_stop && !ms_test_steps()) {
 		nanosleep(&sec, NULL);
+		if (!ms_stop && ops->tick)
+			ops->tick(ctx);
+	}
 	now = ops->snapshot(ctx);
 	if (!now) {
 		ops->free_snap(first);
@@ -216,7 +250,7 @@ int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, 
 	prev = first;
 	t0 = ms_now_mono();
 	for (i = 0; o->count == 0 || i < o->count; i++) {
-		if (!ms_interval_wait(o->interval))
+		if (!interval_wait(o->interval, ops, ctx))
 			break;
 		now = ops->snapshot(ctx);
 		if (!now) {

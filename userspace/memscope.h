@@ -247,6 +247,8 @@ struct ms_interval_ops {
 	int (*report)(void *ctx, const void *prev, const void *now, double dt);
 	/* first is NULL in cumulative mode */
 	int (*finish)(void *ctx, const void *first, const void *last);
+	/* Each second while the tool waits for its next report, if not NULL. */
+	void (*tick)(void *ctx);
 };
 int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx);
 

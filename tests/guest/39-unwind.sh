@@ -13,6 +13,10 @@
 #   - brkstack of sbrker (frame pointers, its heap grown through glibc's
 #     sbrk): sbrk's caller grow_heap and its caller grow are in the stack,
 #     which the frame-pointer walk skips.
+#   - A python3 started after faults --stacks: the tool loads its files'
+#     tables as it runs, and the faults it takes once they are in (the
+#     difference of two --kept reads) are again 90% in named stacks of 5
+#     frames or more.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(uname -m)" = x86_64 ] || skip "unwind tables are followed on x86-64 only"
@@ -20,7 +24,12 @@ PY=/usr/bin/python3.11
 [ -x $PY ] || skip "no $PY"
 FIFO=/tmp/t39.fifo
 # shellcheck disable=SC2317 # called from the EXIT trap
-cleanup() { exec 3>&- 2>/dev/null; ms_unload 2>/dev/null; rm -f "$FIFO"; }
+cleanup() {
+	exec 3>&- 2>/dev/null
+	[ -n "${tool:-}" ] && kill -INT "$tool" 2>/dev/null && wait "$tool"
+	ms_unload 2>/dev/null
+	rm -f "$FIFO"
+}
 trap cleanup EXIT
 libc=$(ldd $PY | awk '$1 ~ /^libc\.so/ { print $3 }')
 [ -n "$libc" ] || fail "ldd finds no libc for $PY"
@@ -119,4 +128,55 @@ sed 's/^/# brk: /' /tmp/t39.brk
 # (named brk, an alias of it, where sbrk inlined it).
 expect_eq "brk calls of sbrker from main;grow;grow_heap;sbrk" \
 	"$(awk '/;main;grow;grow_heap;(__)?sbrk;/ { t += $NF } END { print t + 0 }' /tmp/t39.brk)" 9
+
+# The tool first, python3 after it: no table for python3.11 until the tool
+# sees the new process and loads one.
+ms_load
+"$CLI" faults --stacks > /dev/null 2> /tmp/t39.tool &
+tool=$!
+_t=0
+until grep -q '^Tracing' /tmp/t39.tool; do
+	_t=$((_t + 1))
+	[ $_t -le 300 ] || fail "faults --stacks did not start: $(cat /tmp/t39.tool)"
+	sleep 0.1
+done
+has_table() { awk -v i="$(ino "$1")" '$2 == i { f = 1 } END { exit !f }' $D/unwind_tables; }
+has_table $PY && fail "a table for $PY before any python3 ran"
+{ rm -f $FIFO && mkfifo $FIFO; } || fail "mkfifo"
+$PY -c '
+import os, sys
+print(os.getpid(), flush=True)
+sys.stdin.read()
+a = [bytearray(4096 * (i % 7 + 1)) for i in range(300)]
+d = {str(i): [i] * 8 for i in range(20000)}
+' < $FIFO > /tmp/t39.pid &
+py=$!
+exec 3> $FIFO
+_t=0
+until has_table $PY; do
+	_t=$((_t + 1))
+	[ $_t -le 150 ] || fail "no table for $PY 15 s after it started: $(cat $D/unwind_tables)"
+	sleep 0.1
+done
+diag "$PY's table loaded $((_t / 10)).$((_t % 10)) s after python3 started"
+pid=$(cat /tmp/t39.pid)
+"$CLI" faults --stacks --kept -p "$pid" > /tmp/t39.before 2> /tmp/t39.err ||
+	fail "faults --stacks --kept, before: $(cat /tmp/t39.err)"
+exec 3>&-
+wait $py || fail "python3 failed"
+"$CLI" faults --stacks --kept -p "$pid" > /tmp/t39.after 2> /tmp/t39.err ||
+	fail "faults --stacks --kept, after: $(cat /tmp/t39.err)"
+kill -INT $tool
+wait $tool || fail "faults --stacks exit status on SIGINT: $? ($(cat /tmp/t39.tool))"
+# Each stack's count after, less its count before.
+awk 'FNR == NR { n = $NF; $NF = ""; b[$0] = n; next }
+	{ n = $NF; $NF = ""; n -= b[$0]; if (n > 0) print $0 n }' /tmp/t39.before /tmp/t39.after > /tmp/t39.late
+awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";") - 1; ok = k >= 5
+	for (i = 2; i <= k + 1; i++) if (f[i] ~ /^\[unknown|^0x/) ok = 0
+	all += n; if (ok) good += n }
+	END { printf "%d %d\n", good, all }' /tmp/t39.late > /tmp/t39.frac
+read -r good all < /tmp/t39.frac
+diag "python3 started after the tool, pid $pid: $good of $all faults after its table was in, in named stacks of 5 frames or more"
+expect_ge "faults of the late python3 after its table was in" "$all" 200
+expect_ge "of which in named stacks of >= 5 frames, per cent" $((good * 100 / all)) 90
 exit 0

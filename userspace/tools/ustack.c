@@ -86,10 +86,12 @@ struct ssnap {
 	struct ms_reuse reuse;
 };
 
+struct preload;
 struct stacks_ctx {
 	const struct ms_opts *o;
 	const char *file;	/* faults_by_stack, brk_by_stack */
 	const char *what;	/* faults, brk */
+	struct preload *pre;	/* loading unwind tables, or NULL */
 };
 
 static void read_maps(struct proc_maps *pm)
@@ -685,87 +687,144 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 	return 0;
 }
 
+static void snap_tick(void *ctx);
+
 static const struct ms_interval_ops stacks_ops = {
 	.snapshot = snap_take,
 	.free_snap = snap_free,
 	.report = snap_report,
+	.tick = snap_tick,
 };
 
-/* A file's identity, as /proc/PID/maps and the module's unwind_tables give it. */
-struct fid {
-	unsigned int major, minor;
-	uint64_t ino;
+/*
+ * A set of keys, hashed: every process's maps are read again as the tool
+ * runs, and a host has thousands of mapped files.  {0, 0} is no key: a
+ * file's inode and a pid are never 0.
+ */
+struct kkey {
+	uint64_t a, b;
 };
 
-struct fids {
-	struct fid *v;
-	size_t n, cap;
+struct kset {
+	struct kkey *v;
+	size_t n, cap;		/* cap: 0 or a power of two */
 };
 
-static bool fids_has(const struct fids *s, const struct fid *f)
+static size_t kset_slot(const struct kset *s, const struct kkey *k)
+{
+	uint64_t h = (k->a * 0x9e3779b97f4a7c15ULL) ^ (k->b * 0xc2b2ae3d27d4eb4fULL);
+	size_t i = (size_t)(h >> 17) & (s->cap - 1);
+
+	while ((s->v[i].a || s->v[i].b) && (s->v[i].a != k->a || s->v[i].b != k->b))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static bool kset_has(const struct kset *s, const struct kkey *k)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++)
-		if (s->v[i].ino == f->ino && s->v[i].major == f->major && s->v[i].minor == f->minor)
-			return true;
-	return false;
+	if (!s->cap)
+		return false;
+	i = kset_slot(s, k);
+	return s->v[i].a || s->v[i].b;
 }
 
-static void fids_add(struct fids *s, const struct fid *f)
+/* Out of memory, the key is not kept: it is tried again, which is harmless. */
+static void kset_add(struct kset *s, const struct kkey *k)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct fid *v = realloc(s->v, cap * sizeof(*v));
+	size_t i;
 
-		if (!v)
-			return;	/* then it may be tried twice: the module says EEXIST */
-		s->v = v;
-		s->cap = cap;
+	if (2 * (s->n + 1) > s->cap) {
+		struct kset g = { .cap = s->cap ? 2 * s->cap : 256 };
+
+		g.v = calloc(g.cap, sizeof(*g.v));
+		if (!g.v)
+			return;
+		for (i = 0; i < s->cap; i++)
+			if (s->v[i].a || s->v[i].b)
+				g.v[kset_slot(&g, &s->v[i])] = s->v[i];
+		g.n = s->n;
+		free(s->v);
+		*s = g;
 	}
-	s->v[s->n++] = *f;
+	i = kset_slot(s, k);
+	if (!s->v[i].a && !s->v[i].b) {
+		s->v[i] = *k;
+		s->n++;
+	}
 }
+
+static void kset_clear(struct kset *s)
+{
+	free(s->v);
+	*s = (struct kset){ 0 };
+}
+
+/* A file's identity, as /proc/PID/maps and the module's unwind_tables give it. */
+static struct kkey fid(unsigned int major, unsigned int minor, uint64_t ino)
+{
+	return (struct kkey){ ino, (uint64_t)major << 32 | minor };
+}
+
+/*
+ * Unwind tables for the executable file mappings of running processes
+ * that have none yet, so that the module walks their stacks without
+ * frame pointers (docs/unwind.md): all of them when the tool starts, then
+ * each second those of processes started since, and every ten seconds
+ * every process's again (a library opened with dlopen()).  Quiet where
+ * the module takes none (an older one, a --dir copy, not root): the
+ * frame-pointer walk.
+ */
+struct preload {
+	int wfd;		/* the module's unwind file; -1: no loading */
+	struct kset files;	/* tried, or loaded before we started */
+	struct kset pids;	/* whose maps were read since the last full pass */
+	unsigned int ticks;
+	bool full, said_full;
+};
 
 /* The files the module has unwind tables for: "dev ino gen seg_offset bytes rows". */
-static void fids_loaded(struct fids *s)
+static void preload_loaded(struct preload *p)
 {
 	char *path = ms_path("unwind_tables"), line[256];
 	FILE *fp = path ? fopen(path, "re") : NULL;
-	struct fid f;
+	unsigned int major, minor;
+	uint64_t ino;
+	struct kkey k;
 
 	free(path);
 	while (fp && fgets(line, sizeof(line), fp))
-		if (sscanf(line, "%u:%u %" SCNu64, &f.major, &f.minor, &f.ino) == 3)
-			fids_add(s, &f);
+		if (sscanf(line, "%u:%u %" SCNu64, &major, &minor, &ino) == 3) {
+			k = fid(major, minor, ino);
+			kset_add(&p->files, &k);
+		}
 	if (fp)
 		fclose(fp);
 }
-
-struct preload {
-	int wfd;
-	struct fids seen;
-	bool full;
-};
 
 /* One line of /proc/PID/maps: load its file's tables if it is new and executable. */
 static void preload_line(struct preload *p, const char *line)
 {
 	char perms[8], err[512];
-	struct fid f;
+	unsigned int major, minor;
+	uint64_t ino;
 	struct stat st;
+	struct kkey k;
 	const char *path;
 	int at = 0, r;
 
-	if (sscanf(line, "%*x-%*x %7s %*x %x:%x %" SCNu64 " %n", perms, &f.major, &f.minor,
-		   &f.ino, &at) != 4 || !at || perms[2] != 'x' || !f.ino)
+	if (sscanf(line, "%*x-%*x %7s %*x %x:%x %" SCNu64 " %n", perms, &major, &minor,
+		   &ino, &at) != 4 || !at || perms[2] != 'x' || !ino)
 		return;
 	path = line + at;
-	if (*path != '/' || strstr(path, " (deleted)") || fids_has(&p->seen, &f))
+	k = fid(major, minor, ino);
+	if (*path != '/' || strstr(path, " (deleted)") || kset_has(&p->files, &k))
 		return;
-	fids_add(&p->seen, &f);
+	kset_add(&p->files, &k);
 	/* The path may name another file by now (an upgrade): only the mapped one. */
-	if (stat(path, &st) || st.st_ino != f.ino || major(st.st_dev) != f.major ||
-	    minor(st.st_dev) != f.minor)
+	if (stat(path, &st) || st.st_ino != ino || major(st.st_dev) != major ||
+	    minor(st.st_dev) != minor)
 		return;
 	r = ms_unwind_load(p->wfd, path, NULL, err, sizeof(err));
 	if (r == MS_UNWIND_FULL)
@@ -773,48 +832,80 @@ static void preload_line(struct preload *p, const char *line)
 	/* r < 0: no CFI, not x86-64: its frames take the frame-pointer step. */
 }
 
-/*
- * Unwind tables for every executable file mapping of the running
- * processes that has none yet, so that the module walks their stacks
- * without frame pointers (docs/unwind.md).  Quiet where the module takes
- * none (an older one, a --dir copy, not root): the frame-pointer walk.
- */
-static void preload_unwind(void)
+/* The maps of the processes not read yet, or (@all) of every process. */
+static void preload_scan(struct preload *p, bool all)
 {
-	struct preload p = { .wfd = -1 };
-	char *path = ms_path("unwind"), maps[300], *line = NULL;
+	char maps[300], *line = NULL;
 	size_t cap = 0;
 	struct dirent *e;
+	struct kkey k;
 	DIR *d;
 
-	p.wfd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
-	free(path);
-	d = p.wfd >= 0 ? opendir("/proc") : NULL;
+	if (p->wfd < 0 || p->full)
+		return;
+	d = opendir("/proc");
 	if (!d)
-		goto out;
-	fids_loaded(&p.seen);
-	while (!p.full && (e = readdir(d))) {
+		return;
+	if (all)
+		kset_clear(&p->pids);	/* bounded by the processes that run */
+	while (!p->full && (e = readdir(d))) {
 		FILE *fp;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
+		k = (struct kkey){ strtoull(e->d_name, NULL, 10), 0 };
+		if (kset_has(&p->pids, &k))
+			continue;
+		kset_add(&p->pids, &k);
 		snprintf(maps, sizeof(maps), "/proc/%s/maps", e->d_name);
 		fp = fopen(maps, "re");
-		while (fp && !p.full && getline(&line, &cap, fp) > 0) {
+		while (fp && !p->full && getline(&line, &cap, fp) > 0) {
 			line[strcspn(line, "\n")] = '\0';
-			preload_line(&p, line);
+			preload_line(p, line);
 		}
 		if (fp)
 			fclose(fp);
 	}
 	closedir(d);
-	if (p.full)
-		print_note("the module's budget for unwind tables (its unwind_bytes parameter) is full: stacks through files without one are walked by frame pointers and can end early; load memscope with a larger unwind_bytes for more");
-out:
 	free(line);
-	free(p.seen.v);
-	if (p.wfd >= 0)
-		close(p.wfd);
+	if (p->full && !p->said_full) {
+		p->said_full = true;
+		print_note("the module's budget for unwind tables (its unwind_bytes parameter) is full: stacks through files without one are walked by frame pointers and can end early; load memscope with a larger unwind_bytes for more");
+	}
+}
+
+static void preload_start(struct preload *p)
+{
+	char *path = ms_path("unwind");
+
+	p->wfd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (p->wfd < 0)
+		return;
+	preload_loaded(p);
+	preload_scan(p, true);
+}
+
+static void preload_tick(struct preload *p)
+{
+	preload_scan(p, ++p->ticks % 10 == 0);
+}
+
+static void preload_end(struct preload *p)
+{
+	kset_clear(&p->files);
+	kset_clear(&p->pids);
+	if (p->wfd >= 0)
+		close(p->wfd);
+	p->wfd = -1;
+}
+
+static void snap_tick(void *ctx)
+{
+	struct stacks_ctx *c = ctx;
+
+	if (c->pre)
+		preload_tick(c->pre);
 }
 
 int cmd_unwind_load(int argc, char **argv)
@@ -857,10 +948,15 @@ int cmd_unwind_load(int argc, char **argv)
 static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family,
 		      const char *probe, const char *cost)
 {
+	struct preload pre = { .wfd = -1 };
+	int r;
+
 	if (ms_check_optin(tool, family, probe, cost, c->o->kept) < 0)
 		return 1;
-	if (!c->o->kept)
-		preload_unwind();
+	if (!c->o->kept) {
+		preload_start(&pre);
+		c->pre = &pre;
+	}
 	if (c->o->debug_dir)
 		ms_symbols_debug_dir(c->o->debug_dir);
 	if (ms_symbols_source() == MS_SYM_NONE)
@@ -868,9 +964,11 @@ static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family
 	else if (ms_symbols_source() == MS_SYM_LIBELF)
 		print_warn("this memscope was built without libdw (elfutils): frames are named from each file's own .symtab or .dynsym only, not from separate debuginfo (build-id, .gnu_debuglink), MiniDebugInfo or inlined functions; install libdw-dev and rebuild for them");
 	if (!c->o->json && !c->o->has_interval && !ms_leased())
-		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; a stack ends early in code that has neither frame pointers nor an unwind table loaded (files mapped after memscope started, or when its budget is full).",
+		print_note("Folded stacks, \"comm;outermost;...;innermost count\", since %s was enabled or memscope reset; a stack ends early in code that has neither frame pointers nor an unwind table loaded (memscope loads the tables of the files processes map as it runs: a second after a process starts, ten after a dlopen(), none once its budget is full).",
 			   family);
-	return ms_run_interval(c->o, &stacks_ops, c);
+	r = ms_run_interval(c->o, &stacks_ops, c);
+	preload_end(&pre);
+	return r;
 }
 
 int cmd_fault_stacks(const struct ms_opts *o)

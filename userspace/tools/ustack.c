@@ -60,6 +60,7 @@ struct ufile {
 	unsigned int major, minor;
 	uint64_t ino;
 	bool deleted;
+	bool pending;		/* the module has not named it yet */
 	bool resolved;
 	char *src;		/* what its names are read from, or NULL */
 	bool debuginfo;		/* src is its debuginfo: named by ELF address */
@@ -237,13 +238,7 @@ static size_t load_files(void)
 		unsigned int maj, min;
 		struct ufile *u;
 
-		if (!strcmp(cell[cstate], "pending")) {
-			pending++;
-			continue;
-		}
-		if (sscanf(cell[cslot], "%llu", &slot) != 1 || slot > MEMSCOPE_FRAME_SLOT_MAX ||
-		    sscanf(cell[cdev], "%u:%u", &maj, &min) != 2 ||
-		    sscanf(cell[cino], "%llu", &ino) != 1 || !strcmp(cell[cpath], "-"))
+		if (sscanf(cell[cslot], "%llu", &slot) != 1 || slot > MEMSCOPE_FRAME_SLOT_MAX)
 			continue;
 		if (slot >= nufiles) {
 			u = realloc(ufiles, (slot + 1) * sizeof(*u));
@@ -256,6 +251,15 @@ static size_t load_files(void)
 			nufiles = slot + 1;
 		}
 		u = &ufiles[slot];
+		u->pending = !strcmp(cell[cstate], "pending");
+		if (u->pending) {
+			pending++;
+			continue;
+		}
+		/* Named with no path (none could be had): its frames stay offsets. */
+		if (sscanf(cell[cdev], "%u:%u", &maj, &min) != 2 ||
+		    sscanf(cell[cino], "%llu", &ino) != 1 || !strcmp(cell[cpath], "-"))
+			continue;
 		if (u->path && u->ino == ino && !strcmp(u->path, cell[cpath]))
 			continue;
 		ufile_clear(u);
@@ -372,7 +376,7 @@ static bool ufile_vaddr(const struct ufile *u, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
-/* Whether a snapshot's frames name a slot not named yet. */
+/* Whether a snapshot's frames name a slot the module has not named yet. */
 static bool frames_pending(const struct ms_rows *t)
 {
 	size_t r, i;
@@ -384,7 +388,7 @@ static bool frames_pending(const struct ms_rows *t)
 			if (!(ip & MEMSCOPE_FRAME_FILE))
 				continue;
 			slot = (ip & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT;
-			if (slot >= nufiles || !ufiles[slot].path)
+			if (slot < nufiles && ufiles[slot].pending)
 				return true;
 		}
 	return false;

@@ -1,0 +1,149 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# faults --stacks against perf, on the same runs: perf record -e
+# page-faults -c 1 --call-graph dwarf (every fault, its user stack copied
+# and unwound by perf from .eh_frame) beside faultstacks, with the unwind
+# tables of each program's files loaded first.  Programs: Debian's
+# python3, gzip and sort, and mallocer (glibc's malloc and memset, no frame
+# pointers).  A frame is compared as its file and its offset in the file
+# (perf script prints that for a file's frames), or "anon", so that
+# symbol names (aliases, inlines, debuginfo) cannot make two tools agree
+# or differ.  For each program:
+#   - the faults each counted for its pid agree within 2%: the module
+#     counts each handle_mm_fault(), perf each fault exception, and a
+#     fault that waits for I/O is retried (a second handle_mm_fault());
+#     the programs run once before, so that their files are in the cache;
+#   - at least 90% of the faults have the same stack in both, compared
+#     over its 8 innermost frames (perf copies 8 KiB of stack per sample,
+#     so a deep stack of python3's ends earlier in perf than in memscope,
+#     whose ustack_depth is 32), or whole where it is shorter.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ "$(uname -m)" = x86_64 ] || skip "unwind tables are followed on x86-64 only"
+command -v perf > /dev/null || fail "no perf: apt-get install linux-perf (make deps)"
+PY=/usr/bin/python3.11
+[ -x $PY ] || fail "no $PY"
+T=/tmp/t44
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() { ms_unload 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+mkdir -p $T
+
+ms_load table_size=8192
+# The files of each program, its libraries and its loader: tables first.
+for b in $PY /usr/bin/gzip /usr/bin/sort "$W/mallocer"; do
+	# shellcheck disable=SC2046 # ldd's paths have no spaces
+	"$CLI" __unwind-load "$b" $(ldd "$b" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }') \
+		> /dev/null 2> $T/err || fail "__unwind-load for $b: $(cat $T/err)"
+done
+diag "unwind_tables: $(grep -vc '^#' $D/unwind_tables) files"
+seq 60000 -1 1 | sed 's/$/ memscope/' > $T/lines
+head -c 3000000 $PY > $T/gz.in
+cat > $T/alloc.py << 'EOF'
+a = [bytearray(4096 * (i % 7 + 1)) for i in range(200)]
+d = {str(i): [i] * 8 for i in range(8000)}
+EOF
+
+# compare NAME COMM CMD...: CMD under perf with faultstacks on, then the
+# two tools' stacks of its pid.
+compare() {
+	name=$1 comm=$2 p=$T/$1
+	shift 2
+	"$@" > /dev/null 2>&1	# the cache, for both runs alike
+	echo enable faultstacks > $D/control || fail "enable faultstacks"
+	perf record -q -e page-faults -c 1 --call-graph dwarf,8192 -o "$p.data" -- "$@" \
+		> /dev/null 2> "$p.perf" || fail "perf record $*: $(tail -n 3 "$p.perf")"
+	echo disable faultstacks > $D/control || fail "disable faultstacks"
+	perf script -i "$p.data" -F comm,pid,ip,dso --no-inline > "$p.script" 2>> "$p.perf" ||
+		fail "perf script: $(tail -n 3 "$p.perf")"
+	rm -f "$p.data"
+	python3 - "$D" "$comm" "$p.script" 8 > "$p.cmp" << 'EOF' || fail "$name: $(cat "$p.cmp")"
+import collections, os, sys
+
+d, comm, script, depth = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+
+def key(frames):
+    return tuple(frames[:depth])
+
+# perf: a sample is "comm pid" and its frames, innermost first, kernel
+# ones first; only the user frames are the module's.
+perf = collections.Counter()
+pid, frames = None, []
+def flush():
+    if pid is not None:
+        perf[key(frames)] += 1
+for line in open(script):
+    if not line.strip():
+        continue
+    if not line[0].isspace():
+        flush()
+        f = line.split()
+        pid = int(f[1]) if f[0] == comm else None
+        frames = []
+        continue
+    addr, dso = line.split(None, 1)
+    dso = dso.strip()[1:-1]
+    if dso == "kernel.kallsyms" or dso.startswith("kernel."):
+        continue
+    if dso.startswith("/"):
+        frames.append("%s+%#x" % (os.path.basename(dso), int(addr, 16)))
+    else:
+        frames.append("anon")
+flush()
+# The run's pid: the one perf's samples of COMM name.
+pids = set()
+for line in open(script):
+    if line and not line[0].isspace() and line.split()[0] == comm:
+        pids.add(int(line.split()[1]))
+if len(pids) != 1:
+    sys.exit("perf's samples of %s are of pids %s, want one" % (comm, sorted(pids)))
+pid = pids.pop()
+
+files = {}
+for line in open(os.path.join(d, "files")):
+    if line.startswith("#"):
+        continue
+    f = line.split(None, 7)
+    files[f[0]] = os.path.basename(f[7].strip()) if len(f) == 8 and f[7].strip() != "-" else "slot" + f[0]
+
+ms = collections.Counter()
+cols = None
+for line in open(os.path.join(d, "faults_by_stack")):
+    if line.startswith("#"):
+        cols = line[1:].split()
+        continue
+    f = line.split()
+    r = dict(zip(cols, f))
+    if int(r["pid"]) != pid or r["comm"] != comm:
+        continue
+    frames = []
+    for fr in r["stack"].split(",") if r["stack"] != "-" else []:
+        if fr.startswith("f"):
+            slot, off = fr[1:].split("+")
+            frames.append("%s+%#x" % (files.get(slot, "slot" + slot), int(off, 16)))
+        else:
+            frames.append("anon")
+    ms[key(frames)] += int(r["faults"])
+
+nm, np = sum(ms.values()), sum(perf.values())
+same = sum(min(ms[k], perf[k]) for k in ms)
+print(pid, nm, np, same)
+for what, a, b in (("memscope only", ms, perf), ("perf only", perf, ms)):
+    for k, n in sorted(((k, a[k] - b[k]) for k in a if a[k] > b[k]), key=lambda x: -x[1])[:3]:
+        print("# %s: %d %s" % (what, n, ";".join(k)))
+EOF
+	sed -n 's/^# /# '"$name"': /p' "$p.cmp"
+	read -r pid nm np same < "$p.cmp"
+	diag "$name (pid $pid): memscope $nm faults, perf $np; $same in the same stacks"
+	expect_ge "$name: faults perf counted" "$np" 100
+	expect_within "$name: memscope's faults vs perf's" "$nm" "$np" 2
+	expect_ge "$name: faults in the same stack (8 innermost frames), per cent of perf's" \
+		$((same * 100 / np)) 90
+}
+compare python3 python3.11 $PY $T/alloc.py
+compare gzip gzip gzip -c $T/gz.in
+compare sort sort sort -n $T/lines
+compare mallocer mallocer "$W/mallocer" 40
+grep -E '^(unwind_|ustack_)' $D/stats | tr '\n' ' ' | sed 's/^/# /'
+echo
+exit 0

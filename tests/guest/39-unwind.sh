@@ -132,7 +132,8 @@ expect_eq "brk calls of sbrker from main;grow;grow_heap;sbrk" \
 # The tool first, python3 after it: no table for python3.11 until the tool
 # sees the new process and loads one.
 ms_load
-"$CLI" faults --stacks > /dev/null 2> /tmp/t39.tool &
+# Its report (of this shell only: -p) is not the point, what it loads is.
+"$CLI" faults --stacks -p $$ > /dev/null 2> /tmp/t39.tool &
 tool=$!
 _t=0
 until grep -q '^Tracing' /tmp/t39.tool; do

@@ -9,10 +9,13 @@
 # (perf script prints that for a file's frames), or "anon", so that
 # symbol names (aliases, inlines, debuginfo) cannot make two tools agree
 # or differ.  For each program:
-#   - the faults each counted for its pid agree within 2%: the module
-#     counts each handle_mm_fault(), perf each fault exception, and a
-#     fault that waits for I/O is retried (a second handle_mm_fault());
-#     the programs run once before, so that their files are in the cache;
+#   - the faults each counted for its pid agree but for retries: the
+#     module counts each handle_mm_fault(), as /proc/vmstat's pgfault,
+#     perf each fault exception, and a fault that had to drop mmap_lock
+#     (to wait for a page, or to start readahead) is retried, with a
+#     second call: memscope's count less perf's is at most the
+#     faults_retry of every process while perf ran (the guest's root, on
+#     9p, has many);
 #   - at least 90% of the faults have the same stack in both, compared
 #     over its 8 innermost frames (perf copies 8 KiB of stack per sample,
 #     so a deep stack of python3's ends earlier in perf than in memscope,
@@ -51,9 +54,11 @@ compare() {
 	shift 2
 	"$@" > /dev/null 2>&1	# the cache, for both runs alike
 	echo enable faultstacks > $D/control || fail "enable faultstacks"
+	r0=$(ms_stat faults_retry)
 	perf record -q -e page-faults -c 1 --call-graph dwarf,8192 -o "$p.data" -- "$@" \
 		> /dev/null 2> "$p.perf" || fail "perf record $*: $(tail -n 3 "$p.perf")"
 	echo disable faultstacks > $D/control || fail "disable faultstacks"
+	retries=$(($(ms_stat faults_retry) - r0))
 	perf script -i "$p.data" -F comm,pid,ip,dso --no-inline > "$p.script" 2>> "$p.perf" ||
 		fail "perf script: $(tail -n 3 "$p.perf")"
 	rm -f "$p.data"
@@ -85,8 +90,11 @@ for line in open(script):
     dso = dso.strip()[1:-1]
     if dso == "kernel.kallsyms" or dso.startswith("kernel."):
         continue
+    # perf script prints a caller's frame at its return address less one,
+    # the call's last byte; the module keeps the return address.
+    pc = int(addr, 16) + (1 if frames else 0)
     if dso.startswith("/"):
-        frames.append("%s+%#x" % (os.path.basename(dso), int(addr, 16)))
+        frames.append("%s+%#x" % (os.path.basename(dso), pc))
     else:
         frames.append("anon")
 flush()
@@ -134,9 +142,11 @@ for what, a, b in (("memscope only", ms, perf), ("perf only", perf, ms)):
 EOF
 	sed -n 's/^# /# '"$name"': /p' "$p.cmp"
 	read -r pid nm np same < "$p.cmp"
-	diag "$name (pid $pid): memscope $nm faults, perf $np; $same in the same stacks"
+	diag "$name (pid $pid): memscope $nm faults, perf $np, $retries retried while perf ran; $same in the same stacks"
 	expect_ge "$name: faults perf counted" "$np" 100
-	expect_within "$name: memscope's faults vs perf's" "$nm" "$np" 2
+	expect_ge "$name: memscope's faults vs perf's" "$nm" "$np"
+	expect_ge "$name: the fault retries while perf ran (every process's) vs memscope's faults less perf's" \
+		"$retries" $((nm - np))
 	expect_ge "$name: faults in the same stack (8 innermost frames), per cent of perf's" \
 		$((same * 100 / np)) 90
 }

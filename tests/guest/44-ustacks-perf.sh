@@ -27,10 +27,23 @@ command -v perf > /dev/null || fail "no perf: apt-get install linux-perf (make d
 PY=/usr/bin/python3.11
 [ -x $PY ] || fail "no $PY"
 T=/tmp/t44
+K=/proc/sys/kernel
 # shellcheck disable=SC2317 # called from the EXIT trap
-cleanup() { ms_unload 2>/dev/null; rm -rf "$T"; }
+cleanup() {
+	[ -n "${pct:-}" ] && echo "$pct" > "$K/perf_cpu_time_max_percent"
+	[ -n "${rate:-}" ] && echo "$rate" > "$K/perf_event_max_sample_rate"
+	ms_unload 2>/dev/null
+	rm -rf "$T"
+}
 trap cleanup EXIT
 mkdir -p $T
+# Every fault a sample: the kernel throttles a sampling event past
+# perf_event_max_sample_rate, which it lowers itself when samples take
+# long (8 KiB of stack each, under TCG), unless perf_cpu_time_max_percent
+# is 0.  perf record's buffer holds a burst: 64 MiB.
+pct=$(cat $K/perf_cpu_time_max_percent) rate=$(cat $K/perf_event_max_sample_rate)
+echo 0 > $K/perf_cpu_time_max_percent || fail "perf_cpu_time_max_percent"
+echo 1000000 > $K/perf_event_max_sample_rate || fail "perf_event_max_sample_rate"
 
 ms_load table_size=8192
 # The files of each program, its libraries and its loader: tables first.
@@ -55,12 +68,16 @@ compare() {
 	"$@" > /dev/null 2>&1	# the cache, for both runs alike
 	echo enable faultstacks > $D/control || fail "enable faultstacks"
 	r0=$(ms_stat faults_retry)
-	perf record -q -e page-faults -c 1 --call-graph dwarf,8192 -o "$p.data" -- "$@" \
+	perf record -q -m 16384 -e page-faults -c 1 --call-graph dwarf,8192 -o "$p.data" -- "$@" \
 		> /dev/null 2> "$p.perf" || fail "perf record $*: $(tail -n 3 "$p.perf")"
 	echo disable faultstacks > $D/control || fail "disable faultstacks"
 	retries=$(($(ms_stat faults_retry) - r0))
 	perf script -i "$p.data" -F comm,pid,ip,dso --no-inline > "$p.script" 2>> "$p.perf" ||
 		fail "perf script: $(tail -n 3 "$p.perf")"
+	# None lost, none throttled: perf's count is every fault.
+	perf script -i "$p.data" --show-lost-events --show-throttle-events -F comm 2>/dev/null |
+		grep -E 'PERF_RECORD_(LOST|THROTTLE)' > "$p.lost"
+	[ -s "$p.lost" ] && fail "$name: perf lost or throttled samples: $(head -n 3 "$p.lost")"
 	rm -f "$p.data"
 	python3 - "$D" "$comm" "$p.script" 8 > "$p.cmp" << 'EOF' || fail "$name: $(cat "$p.cmp")"
 import collections, os, sys

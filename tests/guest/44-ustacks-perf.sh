@@ -31,7 +31,7 @@ K=/proc/sys/kernel
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -n "${pct:-}" ] && echo "$pct" > "$K/perf_cpu_time_max_percent"
-	[ -n "${rate:-}" ] && echo "$rate" > "$K/perf_event_max_sample_rate"
+	[ -n "${rate:-}" ] && echo "$rate" > "$K/perf_event_max_sample_rate" 2>/dev/null
 	ms_unload 2>/dev/null
 	rm -rf "$T"
 }
@@ -41,9 +41,10 @@ mkdir -p $T
 # perf_event_max_sample_rate, which it lowers itself when samples take
 # long (8 KiB of stack each, under TCG), unless perf_cpu_time_max_percent
 # is 0.  perf record's buffer holds a burst: 64 MiB.
+# The rate first: the kernel refuses it while the limit is off.
 pct=$(cat $K/perf_cpu_time_max_percent) rate=$(cat $K/perf_event_max_sample_rate)
+echo 100000 > $K/perf_event_max_sample_rate || fail "perf_event_max_sample_rate"
 echo 0 > $K/perf_cpu_time_max_percent || fail "perf_cpu_time_max_percent"
-echo 1000000 > $K/perf_event_max_sample_rate || fail "perf_event_max_sample_rate"
 
 ms_load table_size=8192
 # The files of each program, its libraries and its loader: tables first.

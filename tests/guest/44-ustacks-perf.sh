@@ -16,6 +16,9 @@
 #     second call: memscope's count less perf's is at most the
 #     faults_retry of every process while perf ran (the guest's root, on
 #     9p, has many);
+#   - perf places a sample's innermost frame in no file now and then (18
+#     of gzip's 186 once): these programs run no code outside files, so
+#     such samples are left out, and must be under 10% of perf's;
 #   - at least 90% of the faults have the same stack in both, compared
 #     over its 8 innermost frames (perf copies 8 KiB of stack per sample,
 #     so a deep stack of python3's ends earlier in perf than in memscope,
@@ -91,9 +94,16 @@ def key(frames):
 # perf: a sample is "comm pid" and its frames, innermost first, kernel
 # ones first; only the user frames are the module's.
 perf = collections.Counter()
-pid, frames = None, []
+pid, frames, unplaced = None, [], 0
 def flush():
-    if pid is not None:
+    global unplaced
+    if pid is None:
+        return
+    # These programs run no code outside files (no JIT; the vDSO does not
+    # fault): a sample perf puts there is one it could not place.
+    if frames and frames[0] == "anon":
+        unplaced += 1
+    else:
         perf[key(frames)] += 1
 for line in open(script):
     if not line.strip():
@@ -153,20 +163,21 @@ for line in open(os.path.join(d, "faults_by_stack")):
 
 nm, np = sum(ms.values()), sum(perf.values())
 same = sum(min(ms[k], perf[k]) for k in ms)
-print(pid, nm, np, same)
+print(pid, nm, np + unplaced, unplaced, same)
 for what, a, b in (("memscope only", ms, perf), ("perf only", perf, ms)):
     for k, n in sorted(((k, a[k] - b[k]) for k in a if a[k] > b[k]), key=lambda x: -x[1])[:3]:
         print("# %s: %d %s" % (what, n, ";".join(k)))
 EOF
 	sed -n 's/^# /# '"$name"': /p' "$p.cmp"
-	read -r pid nm np same < "$p.cmp"
-	diag "$name (pid $pid): memscope $nm faults, perf $np, $retries retried while perf ran; $same in the same stacks"
+	read -r pid nm np unplaced same < "$p.cmp"
+	diag "$name (pid $pid): memscope $nm faults, perf $np ($unplaced it could not place), $retries retried while perf ran; $same in the same stacks"
 	expect_ge "$name: faults perf counted" "$np" 100
 	expect_ge "$name: memscope's faults vs perf's" "$nm" "$np"
 	expect_ge "$name: the fault retries while perf ran (every process's) vs memscope's faults less perf's" \
 		"$retries" $((nm - np))
-	expect_ge "$name: faults in the same stack (8 innermost frames), per cent of perf's" \
-		$((same * 100 / np)) 90
+	[ $((unplaced * 10)) -lt "$np" ] || fail "$name: perf could not place $unplaced of its $np samples"
+	expect_ge "$name: faults in the same stack (8 innermost frames), per cent of those perf placed" \
+		$((same * 100 / (np - unplaced))) 90
 }
 compare python3 python3.11 $PY $T/alloc.py
 compare gzip gzip gzip -c $T/gz.in

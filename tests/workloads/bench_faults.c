@@ -16,6 +16,10 @@
  * fault itself, the few user instructions of the loop and whatever probes
  * the kernel runs on the way.
  *
+ * BENCH_FRAMES=N in the environment: the anon touch loop runs N calls
+ * deep, each its own frame (the user stack walks' cost per frame).  The
+ * binary has no frame pointers (-O2): only its unwind table reaches main.
+ *
  * The minflt delta from getrusage() must equal PAGES * ROUNDS per run, so a
  * kernel that starts using THP or fault-around here shows up as an error
  * instead of a silently cheaper number.
@@ -37,6 +41,21 @@
 #define MAP_HUGETLB 0x40000
 #endif
 
+/* Touch one byte of each page, @depth calls down. */
+__attribute__((noinline, noclone)) static void touch(volatile char *p, long pages, long page,
+						     int depth)
+{
+	long i;
+
+	if (depth > 0)
+		touch(p, pages, page, depth - 1);
+	else
+		for (i = 0; i < pages; i++)
+			p[i * page] = 1;
+	/* Not a tail call: each level keeps its frame. */
+	asm volatile("" ::: "memory");
+}
+
 static long minflt(void)
 {
 	struct rusage ru;
@@ -52,7 +71,7 @@ int main(int argc, char **argv)
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
 	double *per;
 	long sum = 0;
-	int swapin;
+	int swapin, frames = getenv("BENCH_FRAMES") ? atoi(getenv("BENCH_FRAMES")) : 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "anon") || !strcmp(argv[1], "hugetlb") ||
 			 !strcmp(argv[1], "swapin"))) {
@@ -108,6 +127,8 @@ int main(int argc, char **argv)
 			if (swapin) {
 					for (i = 0; i < pages; i++)
 					sum += p[i * page];
+			} else if (frames > 0) {
+				touch(p, pages, page, frames - 1);
 			} else {
 				for (i = 0; i < pages; i++)
 					p[i * page] = 1;

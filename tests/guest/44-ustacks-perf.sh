@@ -16,9 +16,12 @@
 #     second call: memscope's count less perf's is at most the
 #     faults_retry of every process while perf ran (the guest's root, on
 #     9p, has many);
-#   - perf places a sample's innermost frame in no file now and then (18
-#     of gzip's 186 once): these programs run no code outside files, so
-#     such samples are left out, and must be under 10% of perf's;
+#   - perf gives no user stack for a fault taken in kernel mode (a
+#     system call writing to a user buffer: 20 of gzip's 189 faults on
+#     5.10), where the module walks the stack the system call saved:
+#     those are left out, and must be at most the faults_kernel counted
+#     while perf ran; a sample perf places in no file (these programs
+#     run no code outside files) is left out too, and must be under 1%;
 #   - at least 90% of the faults have the same stack in both, compared
 #     over its 8 innermost frames (perf copies 8 KiB of stack per sample,
 #     so a deep stack of python3's ends earlier in perf than in memscope,
@@ -71,11 +74,11 @@ compare() {
 	shift 2
 	"$@" > /dev/null 2>&1	# the cache, for both runs alike
 	echo enable faultstacks > $D/control || fail "enable faultstacks"
-	r0=$(ms_stat faults_retry)
+	r0=$(ms_stat faults_retry) k0=$(ms_stat faults_kernel)
 	perf record -q -m 16384 -e page-faults -c 1 --call-graph dwarf,8192 -o "$p.data" -- "$@" \
 		> /dev/null 2> "$p.perf" || fail "perf record $*: $(tail -n 3 "$p.perf")"
 	echo disable faultstacks > $D/control || fail "disable faultstacks"
-	retries=$(($(ms_stat faults_retry) - r0))
+	retries=$(($(ms_stat faults_retry) - r0)) kfaults=$(($(ms_stat faults_kernel) - k0))
 	perf script -i "$p.data" -F comm,pid,ip,dso --no-inline > "$p.script" 2>> "$p.perf" ||
 		fail "perf script: $(tail -n 3 "$p.perf")"
 	# None lost, none throttled: perf's count is every fault.
@@ -94,15 +97,20 @@ def key(frames):
 # perf: a sample is "comm pid" and its frames, innermost first, kernel
 # ones first; only the user frames are the module's.
 perf = collections.Counter()
-pid, frames, unplaced = None, [], 0
+pid, frames, raw, kmode, nouser, unplaced, example = None, [], [], False, 0, 0, None
 def flush():
-    global unplaced
+    global example, nouser, unplaced
     if pid is None:
         return
-    # These programs run no code outside files (no JIT; the vDSO does not
-    # fault): a sample perf puts there is one it could not place.
-    if frames and frames[0] == "anon":
+    if kmode and not frames:
+        # A fault taken in kernel mode (a system call's copy to a user
+        # buffer) that perf gave no user stack.
+        nouser += 1
+    elif frames and frames[0] == "anon":
+        # These programs run no code outside files (no JIT; the vDSO does
+        # not fault): a sample perf puts there is one it could not place.
         unplaced += 1
+        example = example or raw
     else:
         perf[key(frames)] += 1
 for line in open(script):
@@ -112,11 +120,13 @@ for line in open(script):
         flush()
         f = line.split()
         pid = int(f[1]) if f[0] == comm else None
-        frames = []
+        frames, raw, kmode = [], [line.strip()], False
         continue
+    raw.append(line.strip())
     addr, dso = line.split(None, 1)
     dso = dso.strip()[1:-1]
-    if dso == "kernel.kallsyms" or dso.startswith("kernel."):
+    if dso.startswith("[kernel."):
+        kmode = True
         continue
     # perf script prints a caller's frame at its return address less one,
     # the call's last byte; the module keeps the return address.
@@ -163,21 +173,25 @@ for line in open(os.path.join(d, "faults_by_stack")):
 
 nm, np = sum(ms.values()), sum(perf.values())
 same = sum(min(ms[k], perf[k]) for k in ms)
-print(pid, nm, np + unplaced, unplaced, same)
+print(pid, nm, np + nouser + unplaced, nouser, unplaced, same)
+if example:
+    print("# a sample perf could not place: %s" % " | ".join(example[:12]))
 for what, a, b in (("memscope only", ms, perf), ("perf only", perf, ms)):
     for k, n in sorted(((k, a[k] - b[k]) for k in a if a[k] > b[k]), key=lambda x: -x[1])[:3]:
         print("# %s: %d %s" % (what, n, ";".join(k)))
 EOF
 	sed -n 's/^# /# '"$name"': /p' "$p.cmp"
-	read -r pid nm np unplaced same < "$p.cmp"
-	diag "$name (pid $pid): memscope $nm faults, perf $np ($unplaced it could not place), $retries retried while perf ran; $same in the same stacks"
+	read -r pid nm np nouser unplaced same < "$p.cmp"
+	diag "$name (pid $pid): memscope $nm faults, perf $np ($nouser in kernel mode with no user stack, $unplaced it could not place); $retries retried and $kfaults taken in kernel mode while perf ran; $same in the same stacks"
 	expect_ge "$name: faults perf counted" "$np" 100
 	expect_ge "$name: memscope's faults vs perf's" "$nm" "$np"
 	expect_ge "$name: the fault retries while perf ran (every process's) vs memscope's faults less perf's" \
 		"$retries" $((nm - np))
-	[ $((unplaced * 10)) -lt "$np" ] || fail "$name: perf could not place $unplaced of its $np samples"
-	expect_ge "$name: faults in the same stack (8 innermost frames), per cent of those perf placed" \
-		$((same * 100 / (np - unplaced))) 90
+	expect_ge "$name: faults in kernel mode while perf ran (every process's) vs perf's without a user stack" \
+		"$kfaults" "$nouser"
+	[ $((unplaced * 100)) -le "$np" ] || fail "$name: perf could not place $unplaced of its $np samples"
+	expect_ge "$name: faults in the same stack (8 innermost frames), per cent of those perf has a stack for" \
+		$((same * 100 / (np - nouser - unplaced))) 90
 }
 compare python3 python3.11 $PY $T/alloc.py
 compare gzip gzip gzip -c $T/gz.in

@@ -9,10 +9,18 @@
  * the `unwind` file.  The table is checked in full (every check the uapi
  * header lists: a walk in probe context cannot afford to), copied into
  * memory allocated in that write against the unwind_bytes budget, and
- * keyed by the inode of the file open as fd, which is held (ihold) until
- * unload.  Keyed by the inode, a file replaced by a rename (a package
- * upgrade) does not match, a deleted but still mapped one still does, and
- * an inode number cannot be reused while it is held.  Tables are only
+ * keyed by the identity of the file open as fd: its filesystem's device,
+ * inode number and generation, the triple NFS file handles use.  No
+ * reference is held: a reference to the inode alone (without the mount)
+ * let the filesystem be unmounted under it, and the kernel then found a
+ * busy inode at the superblock's shutdown ("VFS: Busy inodes after
+ * unmount", a WARN), to be put by this module after the superblock was
+ * freed.  By identity, a file replaced by a rename (a package upgrade)
+ * does not match, a deleted but still mapped one does, an inode evicted
+ * and read again still does, and an inode number reused for another
+ * file matches only with the same generation (which ext4, xfs, btrfs and
+ * tmpfs draw anew).  A table of a file gone stays, unused, until unload,
+ * within the budget.  Tables are only
  * added while the module runs: each is published into an RCU hash list,
  * and all are freed at unload, after the probes are gone and a grace
  * period.  vmalloc, not kvmalloc: it is in every kernel memscope builds
@@ -54,10 +62,9 @@ MODULE_PARM_DESC(unwind_bytes, "Bytes of unwind tables the CLI may load, for use
 #define MS_UNWIND_HASH_BITS	6
 
 struct ms_unwind_tab {
-	struct hlist_node node;		/* ms_unwind_hash[hash of inode] */
+	struct hlist_node node;		/* ms_unwind_hash[hash of ino] */
 	struct list_head all;		/* ms_unwind_list, for unload and the text */
-	struct inode *inode;		/* held */
-	u64 ino;
+	u64 ino;			/* the file: no reference held */
 	u32 dev, gen;
 	size_t bytes;			/* the blob's */
 	const struct memscope_unwind_header *h;	/* the blob */
@@ -145,7 +152,8 @@ static const char *ms_unwind_check(struct ms_unwind_tab *t, size_t size)
 
 static bool ms_unwind_same(const struct ms_unwind_tab *a, const struct ms_unwind_tab *b)
 {
-	return a->inode == b->inode && a->h->seg_offset == b->h->seg_offset;
+	return a->ino == b->ino && a->dev == b->dev && a->gen == b->gen &&
+	       a->h->seg_offset == b->h->seg_offset;
 }
 
 /* Under ms_unwind_lock: publish @t, or -EEXIST if its segment has one. */
@@ -157,7 +165,7 @@ static int ms_unwind_publish(struct ms_unwind_tab *t)
 		if (ms_unwind_same(o, t))
 			return -EEXIST;
 	list_add_tail(&t->all, &ms_unwind_list);
-	hlist_add_head_rcu(&t->node, &ms_unwind_hash[hash_ptr(t->inode, MS_UNWIND_HASH_BITS)]);
+	hlist_add_head_rcu(&t->node, &ms_unwind_hash[hash_64(t->ino, MS_UNWIND_HASH_BITS)]);
 	WRITE_ONCE(ms_unwind_nr, ms_unwind_nr + 1);
 	return 0;
 }
@@ -201,11 +209,9 @@ static int ms_unwind_load(int fd, const char __user *ubuf, size_t size)
 		goto err_free;
 	err = -EINVAL;
 	if (S_ISREG(file_inode(f)->i_mode)) {
-		t->inode = file_inode(f);
-		ihold(t->inode);
-		t->ino = t->inode->i_ino;
-		t->dev = t->inode->i_sb->s_dev;
-		t->gen = t->inode->i_generation;
+		t->ino = file_inode(f)->i_ino;
+		t->dev = file_inode(f)->i_sb->s_dev;
+		t->gen = file_inode(f)->i_generation;
 		err = 0;
 	}
 	fput(f);
@@ -216,7 +222,6 @@ static int ms_unwind_load(int fd, const char __user *ubuf, size_t size)
 	mutex_unlock(&ms_unwind_lock);
 	if (!err)
 		return 0;
-	iput(t->inode);
 err_free:
 	vfree(blob);
 	kfree(t);
@@ -290,8 +295,9 @@ static const struct ms_unwind_tab *ms_unwind_find(const struct inode *inode, u64
 {
 	const struct ms_unwind_tab *t;
 
-	hlist_for_each_entry_rcu(t, &ms_unwind_hash[hash_ptr(inode, MS_UNWIND_HASH_BITS)], node)
-		if (t->inode == inode && off - t->h->seg_offset < t->h->seg_filesz)
+	hlist_for_each_entry_rcu(t, &ms_unwind_hash[hash_64(inode->i_ino, MS_UNWIND_HASH_BITS)], node)
+		if (t->ino == inode->i_ino && t->dev == inode->i_sb->s_dev &&
+		    t->gen == inode->i_generation && off - t->h->seg_offset < t->h->seg_filesz)
 			return t;
 	return NULL;
 }
@@ -469,7 +475,6 @@ static void ms_unwind_exit(void)
 	synchronize_rcu();
 	list_for_each_entry_safe(t, tmp, &ms_unwind_list, all) {
 		list_del(&t->all);
-		iput(t->inode);
 		vfree(t->h);
 		kfree(t);
 	}

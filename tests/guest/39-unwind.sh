@@ -5,6 +5,8 @@
 #   - The `unwind` file takes a table for an open file, refuses a broken
 #     one (EINVAL), one over the unwind_bytes budget (E2BIG) and a second
 #     one for the same file (EEXIST quietly); unwind_tables lists each.
+#   - a table holds no reference to its file: its filesystem unmounts
+#     cleanly;
 #   - faults --stacks loads the tables of running processes' executable
 #     mappings: a python3 waiting on a pipe gets python3.11's and libc's.
 #   - Debian's python3 (no frame pointers, nor has glibc), run after that
@@ -89,6 +91,19 @@ done
 # Loaded again: nothing new, no error.
 "$CLI" __unwind-load $PY > /tmp/t39.load 2> /tmp/t39.err || fail "__unwind-load again: $(cat /tmp/t39.err)"
 expect_eq "tables loaded again" "$(cut -d' ' -f2 /tmp/t39.load)" 0
+
+# A table holds no reference to its file: the file's filesystem
+# unmounts, and its superblock shuts down with no busy inode.  When the
+# module held the inode, the kernel warned "VFS: Busy inodes after
+# unmount" (a panic here: panic_on_warn), and its iput at unload came
+# after the superblock was freed.
+M=/tmp/t39.mnt
+{ mkdir -p $M && mount -t tmpfs none $M && cp /bin/true $M/; } || fail "tmpfs for a table's file"
+"$CLI" __unwind-load $M/true > /tmp/t39.load 2> /tmp/t39.err || fail "__unwind-load $M/true: $(cat /tmp/t39.err)"
+expect_eq "tables loaded for $M/true" "$(cut -d' ' -f2 /tmp/t39.load)" 1
+umount $M || fail "umount of a filesystem with a loaded table"
+dmesg | grep -q 'Busy inodes' && fail "the kernel found busy inodes: $(dmesg | grep 'Busy inodes')"
+diag "a filesystem with a loaded table unmounted, no busy inode"
 
 # Debian's python3, allocating; its stacks read after it exited.
 t0=$(date +%s)

@@ -124,7 +124,9 @@ for line in open(script):
     raw.append(line.strip())
     addr, dso = line.split(None, 1)
     dso = dso.strip()[1:-1]
-    if dso.startswith("[kernel."):
+    # A kernel frame: [kernel.kallsyms], or a vmlinux perf found (6.12),
+    # at a kernel address either way.
+    if dso.startswith("[kernel.") or int(addr, 16) >= 1 << 47:
         kmode = True
         continue
     # perf script prints a caller's frame at its return address less one,

@@ -769,6 +769,7 @@ struct ms_family {
  * the mmap lock that ms_ufile_lock() tries for (false: busy, counted).
  */
 bool ms_ufile_lock(struct mm_struct *mm);
+unsigned long ms_ufile_frame(const struct vm_area_struct *vma, unsigned long a);
 void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n);
 /* unwind.c: the walk by unwind tables, under that lock, and their file. */
 bool ms_unwind_loaded(void);

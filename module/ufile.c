@@ -164,10 +164,29 @@ bool ms_ufile_lock(struct mm_struct *mm)
 }
 
 /*
- * Turn each of the @n user addresses at @ip that lies in a file mapping of
- * the running task into a file frame (MEMSCOPE_FRAME_FILE).  Probe
- * context, preemption off, @mm's lock held (ms_ufile_lock()); never
- * sleeps, never faults.
+ * User address @a as a file frame (MEMSCOPE_FRAME_FILE) if @vma, the VMA
+ * that holds it or NULL, maps a file; else @a.  Probe context, preemption
+ * off, the mm's lock held (ms_ufile_lock()); never sleeps, never faults.
+ */
+unsigned long ms_ufile_frame(const struct vm_area_struct *vma, unsigned long a)
+{
+	u64 off;
+	int s;
+
+	if (!ms_ufiles || !vma || !vma->vm_file)
+		return a;
+	off = a - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
+	if (off > MEMSCOPE_FRAME_OFF_MASK)
+		return a;
+	s = ms_ufile_slot(vma->vm_file);
+	if (s < 0)
+		return a;
+	return MEMSCOPE_FRAME_FILE | (u64)s << MEMSCOPE_FRAME_SLOT_SHIFT | off;
+}
+
+/*
+ * Each of the @n user addresses at @ip as a file frame where it lies in a
+ * file mapping of @mm, as ms_ufile_frame() does.
  */
 void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n)
 {
@@ -178,23 +197,13 @@ void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n)
 		return;
 	for (i = 0; i < n; i++) {
 		unsigned long a = ip[i];
-		u64 off;
-		int s;
 
 		if (!vma || a < vma->vm_start || a >= vma->vm_end) {
 			vma = find_vma(mm, a);
 			if (vma && a < vma->vm_start)
 				vma = NULL;
 		}
-		if (!vma || !vma->vm_file)
-			continue;
-		off = a - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
-		if (off > MEMSCOPE_FRAME_OFF_MASK)
-			continue;
-		s = ms_ufile_slot(vma->vm_file);
-		if (s < 0)
-			continue;
-		ip[i] = MEMSCOPE_FRAME_FILE | (u64)s << MEMSCOPE_FRAME_SLOT_SHIFT | off;
+		ip[i] = ms_ufile_frame(vma, a);
 	}
 }
 

@@ -434,7 +434,8 @@ static bool ms_unwind_step(const struct vm_area_struct *vma, struct ms_uregs *r)
 
 /*
  * The running task's user stack from @regs, up to @max pcs at @ip, by
- * the tables and, between them, frame pointers.  Probe context, with
+ * the tables and, between them, frame pointers; each frame in a file
+ * mapping already a file frame (ms_ufile_frame()).  Probe context, with
  * preemption off and @mm's mmap lock held (ufile.c's trylock): never
  * sleeps, never faults.
  */
@@ -451,15 +452,14 @@ unsigned int ms_unwind_walk(struct mm_struct *mm, struct pt_regs *regs, unsigned
 	rcu_read_lock();
 	pagefault_disable();
 	while (n < max) {
-		ip[n++] = r.pc;
-		if (n == max)
-			break;
 		if (!vma || r.pc < vma->vm_start || r.pc >= vma->vm_end) {
 			vma = find_vma(mm, r.pc);
 			if (vma && r.pc < vma->vm_start)
 				vma = NULL;
 		}
-		if (!ms_unwind_step(vma, &r))
+		/* The frame as (file, offset) now, with the VMA in hand. */
+		ip[n++] = ms_ufile_frame(vma, r.pc);
+		if (n == max || !ms_unwind_step(vma, &r))
 			break;
 	}
 	pagefault_enable();

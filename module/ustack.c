@@ -125,11 +125,12 @@ static unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
 		return 0;
 	if (!ms_ufile_lock(mm))
 		return ms_ustack_walk(regs, ip, max);
-	if (ms_unwind_loaded())
-		n = ms_unwind_walk(mm, regs, ip, max);
-	else
+	if (ms_unwind_loaded()) {
+		n = ms_unwind_walk(mm, regs, ip, max);	/* file frames already */
+	} else {
 		n = ms_ustack_walk(regs, ip, max);
-	ms_ufile_frames(mm, ip, n);
+		ms_ufile_frames(mm, ip, n);
+	}
 	ms_mmap_read_unlock(mm);
 	return n;
 }

@@ -70,6 +70,11 @@ const struct ms_evfmt *ms_events_format(void)
 	return state > 0 ? &ef : NULL;
 }
 
+bool ms_stream_netlink(const struct ms_stream *s)
+{
+	return s->nl != NULL;
+}
+
 struct ms_stream *ms_stream_open(const char *name, uint64_t rcvbuf)
 {
 	struct ms_stream *s = calloc(1, sizeof(*s));

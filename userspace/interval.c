@@ -56,20 +56,34 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* Until @until, ending early on a signal that asks to stop. */
+/* Until @until, or until a signal asks to stop (already asked: at once). */
 static void sleep_until(const struct timespec *until)
 {
-	int r;
+	while (!ms_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL) == EINTR)
+		;
+}
 
-	do {
-		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL);
-	} while (r == EINTR && !ms_stop);
+static struct timespec last_tick;	/* when a tick last ran; 0: never */
+
+/* @ops' tick, if it has one and a second has passed since it last ran. */
+static void maybe_tick(const struct ms_interval_ops *ops, void *ctx)
+{
+	struct timespec now, due = last_tick;
+
+	if (!ops || !ops->tick || ms_stop)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	due.tv_sec++;
+	if (last_tick.tv_sec && ts_before(&now, &due))
+		return;
+	ops->tick(ctx);
+	clock_gettime(CLOCK_MONOTONIC, &last_tick);
 }
 
 /*
  * The next deadline, @seconds after the last: absolute, so that reports
- * don't drift by the time they take.  @tick, if any, runs each second
- * meanwhile.
+ * don't drift by the time they take.  @ops' tick, if any, runs each
+ * second meanwhile, and between reports closer than that.
  */
 static bool interval_wait(double seconds, const struct ms_interval_ops *ops, void *ctx)
 {
@@ -91,13 +105,12 @@ static bool interval_wait(double seconds, const struct ms_interval_ops *ops, voi
 		deadline.tv_nsec -= 1000000000L;
 	}
 	while (ops && ops->tick && !ms_stop) {
-		clock_gettime(CLOCK_MONOTONIC, &next);
+		maybe_tick(ops, ctx);
+		next = last_tick;
 		next.tv_sec++;
 		if (!ts_before(&next, &deadline))
 			break;
 		sleep_until(&next);
-		if (!ms_stop)
-			ops->tick(ctx);
 	}
 	sleep_until(&deadline);
 	return !ms_stop;
@@ -187,8 +200,7 @@ static int run_traced(const struct ms_interval_ops *ops, void *ctx)
 	/* Each signal ends a sleep early: ms_stop is seen within a second. */
 	while (!ms_stop && !ms_test_steps()) {
 		nanosleep(&sec, NULL);
-		if (!ms_stop && ops->tick)
-			ops->tick(ctx);
+		maybe_tick(ops, ctx);
 	}
 	now = ops->snapshot(ctx);
 	if (!now) {

@@ -324,6 +324,8 @@ int cmd_unwind_load(int argc, char **argv);
 /* events.c: the blocking events stream, read like trace_pipe */
 struct ms_stream;
 struct ms_stream *ms_stream_open(const char *name, uint64_t rcvbuf);
+/* Whether @s reads the netlink groups (else a file). */
+bool ms_stream_netlink(const struct ms_stream *s);
 /* events_format, read once; NULL where the module has none (older). */
 const struct ms_evfmt *ms_events_format(void);
 /* 1: an event in *rec (its type set); 0: end of stream (a plain file hit EOF) or stop; -1: error */

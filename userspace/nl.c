@@ -1339,10 +1339,9 @@ static int load_dropped(uint64_t *v)
  * Room for the events of a burst while this reader is not running: the
  * hosts it watches are short of memory and CPU, and their reclaims come
  * in hundreds a second, each a message of its own.  SO_RCVBUFFORCE, as
- * udevadm monitor does, goes past net.core.rmem_max with CAP_NET_ADMIN,
- * which the family's GENL_ADMIN_PERM asks of every listener anyway; should
- * it be refused, SO_RCVBUF, which rmem_max caps, said if the user asked
- * for the size.  The buffer costs only what waits in it.
+ * udevadm monitor does, goes past net.core.rmem_max with CAP_NET_ADMIN;
+ * the groups ask only CAP_SYS_ADMIN, so without it, SO_RCVBUF, which
+ * rmem_max caps, and a warning.  The buffer costs only what waits in it.
  */
 static void stream_rcvbuf(int fd, uint64_t want, bool asked)
 {
@@ -1353,9 +1352,9 @@ static void stream_rcvbuf(int fd, uint64_t want, bool asked)
 		return;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 	/* The kernel doubles the size asked, for its bookkeeping. */
-	if (asked && !getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) && got / 2 < v)
-		print_warn("the netlink socket's buffer holds %d bytes, not the %d asked: net.core.rmem_max caps it without CAP_NET_ADMIN; raise it (sysctl -w net.core.rmem_max=%d) or run monitor with CAP_NET_ADMIN",
-			   got / 2, v, v);
+	if (!getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) && got / 2 < v)
+		print_warn("the netlink socket's buffer holds %d bytes, not the %d %s: net.core.rmem_max caps it without CAP_NET_ADMIN, and a burst of events can overrun it (said as lost); raise it (sysctl -w net.core.rmem_max=%d) or run monitor with CAP_NET_ADMIN",
+			   got / 2, v, asked ? "asked" : "monitor asks for", v);
 }
 
 int ms_nl_stream_open(struct ms_nl_stream **out, uint64_t rcvbuf)

@@ -175,6 +175,12 @@ until has_table $PY; do
 	sleep 0.1
 done
 diag "$PY's table loaded $((_t / 10)).$((_t % 10)) s after python3 started"
+# The table can come before python3 has written its pid.
+until [ -s /tmp/t39.pid ]; do
+	_t=$((_t + 1))
+	[ $_t -le 300 ] || fail "python3 wrote no pid"
+	sleep 0.1
+done
 pid=$(cat /tmp/t39.pid)
 "$CLI" faults --stacks --kept -p "$pid" > /tmp/t39.before 2> /tmp/t39.err ||
 	fail "faults --stacks --kept, before: $(cat /tmp/t39.err)"

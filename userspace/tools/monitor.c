@@ -80,6 +80,8 @@ static int cmd_monitor(const struct ms_opts *o)
 
 	if (!s)
 		return -1;
+	if (o->buffer_size && !ms_stream_netlink(s))
+		print_note("--buffer-size applies to the netlink socket: the events file has its own ring (the module's ring_size)");
 	ef = ms_events_format();
 	if (!ef && print_is_json())
 		print_warn("the module has no events_format (it is older than this CLI): every value is a string; load the matching module for typed JSON");

@@ -25,10 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "memscope.h"
 #include "symbols.h"
@@ -771,20 +774,29 @@ static struct kkey fid(unsigned int major, unsigned int minor, uint64_t ino)
 	return (struct kkey){ ino, (uint64_t)major << 32 | minor };
 }
 
+/* And with its generation: dev_t's 12 + 20 bits beside the 32. */
+static struct kkey fid_gen(unsigned int major, unsigned int minor, uint64_t ino, uint32_t gen)
+{
+	return (struct kkey){ ino, (uint64_t)(major & 0xfff) << 52 |
+				   (uint64_t)(minor & 0xfffff) << 32 | gen };
+}
+
 /*
  * Unwind tables for the executable file mappings of running processes
  * that have none yet, so that the module walks their stacks without
  * frame pointers (docs/unwind.md): all of them when the tool starts, then
- * each second those of processes started since, and every ten seconds
- * every process's again (a library opened with dlopen()).  Quiet where
- * the module takes none (an older one, a --dir copy, not root): the
- * frame-pointer walk.
+ * each second those of processes started (or exec()ed) since, and every
+ * ten seconds every process's again (a library opened with dlopen()).
+ * Quiet where the module takes none (an older one, a --dir copy, not
+ * root): the frame-pointer walk.
  */
 struct preload {
 	int wfd;		/* the module's unwind file; -1: no loading */
-	struct kset files;	/* tried, or loaded before we started */
-	struct kset pids;	/* whose maps were read since the last full pass */
-	unsigned int ticks;
+	struct kset tried;	/* files tried in this run: dev, ino */
+	struct kset loaded;	/* files with tables when it started: dev, ino */
+	struct kset loaded_gen;	/* the same with their generation */
+	struct kset pids;	/* processes (pid, executable) read since the last full pass */
+	double last_full;
 	bool full, said_full;
 };
 
@@ -793,18 +805,47 @@ static void preload_loaded(struct preload *p)
 {
 	char *path = ms_path("unwind_tables"), line[256];
 	FILE *fp = path ? fopen(path, "re") : NULL;
-	unsigned int major, minor;
+	unsigned int major, minor, gen;
 	uint64_t ino;
 	struct kkey k;
 
 	free(path);
 	while (fp && fgets(line, sizeof(line), fp))
-		if (sscanf(line, "%u:%u %" SCNu64, &major, &minor, &ino) == 3) {
+		if (sscanf(line, "%u:%u %" SCNu64 " %u", &major, &minor, &ino, &gen) == 4) {
 			k = fid(major, minor, ino);
-			kset_add(&p->files, &k);
+			kset_add(&p->loaded, &k);
+			k = fid_gen(major, minor, ino, gen);
+			kset_add(&p->loaded_gen, &k);
 		}
 	if (fp)
 		fclose(fp);
+}
+
+/*
+ * Whether the module has a table for the file at @path, (@major:@minor,
+ * @ino), from before this run: the module keeps tables of files gone
+ * since, and an inode number can be another file's by now.  Their
+ * generation tells them apart where the filesystem says it
+ * (FS_IOC_GETVERSION); where it does not, the table is taken to be this
+ * file's.
+ */
+static bool preload_has(struct preload *p, const char *path, unsigned int major,
+			unsigned int minor, uint64_t ino)
+{
+	struct kkey k = fid(major, minor, ino);
+	int fd, gen = 0;
+	bool known;
+
+	if (!kset_has(&p->loaded, &k))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	known = fd >= 0 && !ioctl(fd, FS_IOC_GETVERSION, &gen);
+	if (fd >= 0)
+		close(fd);
+	if (!known)
+		return true;
+	k = fid_gen(major, minor, ino, (uint32_t)gen);
+	return kset_has(&p->loaded_gen, &k);
 }
 
 /* One line of /proc/PID/maps: load its file's tables if it is new and executable. */
@@ -823,17 +864,33 @@ static void preload_line(struct preload *p, const char *line)
 		return;
 	path = line + at;
 	k = fid(major, minor, ino);
-	if (*path != '/' || strstr(path, " (deleted)") || kset_has(&p->files, &k))
+	if (*path != '/' || strstr(path, " (deleted)") || kset_has(&p->tried, &k))
 		return;
-	kset_add(&p->files, &k);
+	kset_add(&p->tried, &k);
 	/* The path may name another file by now (an upgrade): only the mapped one. */
 	if (stat(path, &st) || st.st_ino != ino || major(st.st_dev) != major ||
-	    minor(st.st_dev) != minor)
+	    minor(st.st_dev) != minor || preload_has(p, path, major, minor, ino))
 		return;
 	r = ms_unwind_load(p->wfd, path, NULL, err, sizeof(err));
 	if (r == MS_UNWIND_FULL)
 		p->full = true;
 	/* r < 0: no CFI, not x86-64: its frames take the frame-pointer step. */
+}
+
+/*
+ * A process as the pid and the program it runs: a process that exec()s
+ * another after its maps were read is read again.
+ */
+static struct kkey proc_key(const char *pid)
+{
+	char exe[300];
+	struct stat st;
+
+	snprintf(exe, sizeof(exe), "/proc/%s/exe", pid);
+	if (stat(exe, &st))
+		st.st_ino = 0, st.st_dev = 0;	/* a kernel thread: no maps */
+	return (struct kkey){ strtoull(pid, NULL, 10),
+			      (uint64_t)st.st_dev << 32 ^ (uint64_t)st.st_ino };
 }
 
 /* The maps of the processes not read yet, or (@all) of every process. */
@@ -852,12 +909,12 @@ static void preload_scan(struct preload *p, bool all)
 		return;
 	if (all)
 		kset_clear(&p->pids);	/* bounded by the processes that run */
-	while (!p->full && (e = readdir(d))) {
+	while (!p->full && !ms_stop && (e = readdir(d))) {
 		FILE *fp;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		k = (struct kkey){ strtoull(e->d_name, NULL, 10), 0 };
+		k = proc_key(e->d_name);
 		if (kset_has(&p->pids, &k))
 			continue;
 		kset_add(&p->pids, &k);
@@ -887,17 +944,25 @@ static void preload_start(struct preload *p)
 	if (p->wfd < 0)
 		return;
 	preload_loaded(p);
+	p->last_full = ms_now_mono();
 	preload_scan(p, true);
 }
 
+/* Each second: new processes; every ten seconds, all of them. */
 static void preload_tick(struct preload *p)
 {
-	preload_scan(p, ++p->ticks % 10 == 0);
+	bool all = ms_now_mono() - p->last_full >= 10;
+
+	if (all)
+		p->last_full = ms_now_mono();
+	preload_scan(p, all);
 }
 
 static void preload_end(struct preload *p)
 {
-	kset_clear(&p->files);
+	kset_clear(&p->tried);
+	kset_clear(&p->loaded);
+	kset_clear(&p->loaded_gen);
 	kset_clear(&p->pids);
 	if (p->wfd >= 0)
 		close(p->wfd);

@@ -848,28 +848,42 @@ static bool preload_has(struct preload *p, const char *path, unsigned int major,
 	return kset_has(&p->loaded_gen, &k);
 }
 
-/* One line of /proc/PID/maps: load its file's tables if it is new and executable. */
-static void preload_line(struct preload *p, const char *line)
+/*
+ * One line of process @pid's maps: load its file's tables if it is new
+ * and executable.  The file is opened as /proc/PID/map_files/START-END,
+ * the very file mapped there: the maps' path is relative to the process's
+ * root (a container's, a chroot's), may name another file by now (a
+ * package upgrade) or none (deleted), and on overlayfs names the overlay's
+ * file where the mapping is of the file under it.  Where map_files cannot
+ * be opened (no CAP_SYS_ADMIN), the path, if it still names the mapped
+ * file.
+ */
+static void preload_line(struct preload *p, const char *pid, const char *line)
 {
-	char perms[8], err[512];
+	char perms[8], range[40], mf[320], err[512];
 	unsigned int major, minor;
+	const char *path;
 	uint64_t ino;
 	struct stat st;
 	struct kkey k;
-	const char *path;
 	int at = 0, r;
 
-	if (sscanf(line, "%*x-%*x %7s %*x %x:%x %" SCNu64 " %n", perms, &major, &minor,
-		   &ino, &at) != 4 || !at || perms[2] != 'x' || !ino)
+	if (sscanf(line, "%39[0-9a-f-] %7s %*x %x:%x %" SCNu64 " %n", range, perms, &major,
+		   &minor, &ino, &at) != 5 || !at || perms[2] != 'x' || !ino)
 		return;
-	path = line + at;
 	k = fid(major, minor, ino);
-	if (*path != '/' || strstr(path, " (deleted)") || kset_has(&p->tried, &k))
+	if (kset_has(&p->tried, &k))
 		return;
 	kset_add(&p->tried, &k);
-	/* The path may name another file by now (an upgrade): only the mapped one. */
-	if (stat(path, &st) || st.st_ino != ino || major(st.st_dev) != major ||
-	    minor(st.st_dev) != minor || preload_has(p, path, major, minor, ino))
+	snprintf(mf, sizeof(mf), "/proc/%s/map_files/%s", pid, range);
+	path = mf;
+	if (stat(path, &st) || st.st_ino != ino) {
+		path = line + at;
+		if (*path != '/' || strstr(path, " (deleted)") || stat(path, &st) ||
+		    st.st_ino != ino || major(st.st_dev) != major || minor(st.st_dev) != minor)
+			return;
+	}
+	if (preload_has(p, path, major, minor, ino))
 		return;
 	r = ms_unwind_load(p->wfd, path, NULL, err, sizeof(err));
 	if (r == MS_UNWIND_FULL)
@@ -922,7 +936,7 @@ static void preload_scan(struct preload *p, bool all)
 		fp = fopen(maps, "re");
 		while (fp && !p->full && getline(&line, &cap, fp) > 0) {
 			line[strcspn(line, "\n")] = '\0';
-			preload_line(p, line);
+			preload_line(p, e->d_name, line);
 		}
 		if (fp)
 			fclose(fp);

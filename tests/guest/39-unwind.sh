@@ -34,6 +34,19 @@ cleanup() {
 }
 trap cleanup EXIT
 libc=$(ldd $PY | awk '$1 ~ /^libc\.so/ { print $3 }')
+# named_deep FOLDED: sets all, the faults of FOLDED's stacks, and good,
+# those in stacks of 5 frames or more, every one named.  A stack's frames
+# are the fields between the first ';' and the count; named: none is
+# [unknown] or a bare address.  A function of python3.11's own that only
+# its (absent) debuginfo names is [python3.11]: its file, which is what
+# the walk needs.
+named_deep() {
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";") - 1; ok = k >= 5
+		for (i = 2; i <= k + 1; i++) if (f[i] ~ /^\[unknown|^0x/) ok = 0
+		all += n; if (ok) good += n }
+		END { printf "%d %d\n", good, all }' "$1" > /tmp/t39.frac
+	read -r good all < /tmp/t39.frac
+}
 [ -n "$libc" ] || fail "ldd finds no libc for $PY"
 
 # A budget of 64 KiB takes no libc (227 KiB): E2BIG, said as such.
@@ -125,15 +138,7 @@ echo disable brkstack > $D/control || fail "disable brkstack"
 	fail "brkstack --kept: $(cat /tmp/t39.err)"
 grep -E '^unwind_' $D/stats | tr '\n' ' ' | sed 's/^/# /'
 echo
-# A stack's frames are the fields between the first ';' and the count;
-# named: none is [unknown] or a bare address.  A function of python3.11's
-# own that only its (absent) debuginfo names is [python3.11]: its file,
-# which is what the walk needs.
-awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";") - 1; ok = k >= 5
-	for (i = 2; i <= k + 1; i++) if (f[i] ~ /^\[unknown|^0x/) ok = 0
-	all += n; if (ok) good += n }
-	END { printf "%d %d\n", good, all }' /tmp/t39.faults > /tmp/t39.frac
-read -r good all < /tmp/t39.frac
+named_deep /tmp/t39.faults
 diag "python3 pid $pid: $good of $all faults in named stacks of 5 frames or more"
 awk '{ print $NF, $0 }' /tmp/t39.faults | sort -rn | head -n 5 | cut -c1-300 | sed 's/^/# /'
 expect_ge "python3's faults" "$all" 200
@@ -193,11 +198,7 @@ wait $tool || fail "faults --stacks exit status on SIGINT: $? ($(cat /tmp/t39.to
 # Each stack's count after, less its count before.
 awk 'FNR == NR { n = $NF; $NF = ""; b[$0] = n; next }
 	{ n = $NF; $NF = ""; n -= b[$0]; if (n > 0) print $0 n }' /tmp/t39.before /tmp/t39.after > /tmp/t39.late
-awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";") - 1; ok = k >= 5
-	for (i = 2; i <= k + 1; i++) if (f[i] ~ /^\[unknown|^0x/) ok = 0
-	all += n; if (ok) good += n }
-	END { printf "%d %d\n", good, all }' /tmp/t39.late > /tmp/t39.frac
-read -r good all < /tmp/t39.frac
+named_deep /tmp/t39.late
 diag "python3 started after the tool, pid $pid: $good of $all faults after its table was in, in named stacks of 5 frames or more"
 expect_ge "faults of the late python3 after its table was in" "$all" 200
 expect_ge "of which in named stacks of >= 5 frames, per cent" $((good * 100 / all)) 90

@@ -86,67 +86,20 @@ static unsigned int ms_unwind_nr;	/* tables published: the walk runs when nonzer
 	X(unwind_bad_frame, "User stack walks ended by a frame an unwind table could not follow: an unreadable or zero return address, a CFA that did not climb, an rbp the rule needs but lost.")
 MS_STAT_SET(unwind, MS_UNWIND_STATS);
 
-static u64 ms_unwind_blob_size(const struct memscope_unwind_header *h)
-{
-	return h->header_size + (u64)h->nr_rules * sizeof(struct memscope_unwind_rule) +
-	       (u64)h->nr_rows * sizeof(struct memscope_unwind_row) +
-	       (u64)h->nr_pages * sizeof(u32);
-}
-
-/* Every field known, and a base for the CFA where the kind computes one. */
-static bool ms_unwind_rule_ok(const struct memscope_unwind_rule *r)
-{
-	bool cfa = r->kind == MEMSCOPE_UNWIND_RULE || r->kind == MEMSCOPE_UNWIND_FP_CHAIN ||
-		   r->kind == MEMSCOPE_UNWIND_PLT;
-
-	return r->kind < MEMSCOPE_UNWIND_KINDS && r->cfa_base <= MEMSCOPE_UNWIND_REG_FP &&
-	       (!cfa || r->cfa_base != MEMSCOPE_UNWIND_REG_NONE) &&
-	       r->fp_rule <= MEMSCOPE_UNWIND_AT_CFA && r->ra_rule <= MEMSCOPE_UNWIND_AT_CFA;
-}
-
 /*
- * The uapi header's checks, in the order userspace/unwind.c's
- * ms_unwind_check() makes them; @t's part pointers set on success.
+ * The uapi header's checks (memscope_unwind_check(), the CLI's too); @t's
+ * part pointers set on success.
  */
 static const char *ms_unwind_check(struct ms_unwind_tab *t, size_t size)
 {
 	const struct memscope_unwind_header *h = t->h;
-	const char *p = (const char *)h;
-	u32 i, r = 0;
+	const char *why = memscope_unwind_check(h, size, MS_UNWIND_MACHINE);
 
-	if (size < sizeof(*h) || h->magic != MEMSCOPE_UNWIND_MAGIC ||
-	    h->version != MEMSCOPE_UNWIND_VERSION)
-		return "not a memscope unwind table of this version";
-	if (h->machine != MS_UNWIND_MACHINE || h->flags)
-		return "a table for another machine, or with unknown flags";
-	if (h->header_size < sizeof(*h) || h->header_size % 8 || ms_unwind_blob_size(h) != size)
-		return "its size is not what its header says";
-	if (h->nr_pages != ((u64)h->size + 4095) >> MEMSCOPE_UNWIND_PAGE_SHIFT)
-		return "the page index does not cover the table";
-	t->rules = (const void *)(p + h->header_size);
+	if (why)
+		return why;
+	t->rules = (const void *)((const char *)h + h->header_size);
 	t->rows = (const void *)(t->rules + h->nr_rules);
 	t->pages = (const void *)(t->rows + h->nr_rows);
-	if (h->nr_rows < 1 || t->rows[0].addr != 0)
-		return "the first row is not at the table's base";
-	for (i = 0; i < h->nr_rules; i++)
-		if (!ms_unwind_rule_ok(&t->rules[i]))
-			return "a rule of an unknown kind, base or register rule";
-	for (i = 0; i < h->nr_rows; i++) {
-		if (t->rows[i].rule >= h->nr_rules || t->rows[i].addr >= h->size)
-			return "a row past the rules or the covered bytes";
-		if (i && t->rows[i].addr <= t->rows[i - 1].addr)
-			return "rows out of order";
-	}
-	for (i = 0; i < h->nr_pages; i++) {
-		u64 start = (u64)i << MEMSCOPE_UNWIND_PAGE_SHIFT;
-
-		while (r + 1 < h->nr_rows && t->rows[r + 1].addr <= start)
-			r++;
-		if (t->pages[i] != r)
-			return "a page entry that is not the row holding the page's first byte";
-	}
-	if (h->seg_offset > U64_MAX - h->seg_filesz || h->seg_vaddr != h->base)
-		return "a segment that does not fit";
 	return NULL;
 }
 

@@ -56,13 +56,6 @@ static struct parts parts_of(const void *blob)
 	return s;
 }
 
-static uint64_t blob_size(const struct memscope_unwind_header *h)
-{
-	return h->header_size + (uint64_t)h->nr_rules * sizeof(struct memscope_unwind_rule) +
-	       (uint64_t)h->nr_rows * sizeof(struct memscope_unwind_row) +
-	       (uint64_t)h->nr_pages * sizeof(__u32);
-}
-
 long ms_unwind_lookup(const void *blob, uint64_t addr)
 {
 	struct parts s = parts_of(blob);
@@ -85,75 +78,29 @@ long ms_unwind_lookup(const void *blob, uint64_t addr)
 	return lo;
 }
 
-/* Every field known, and a base for the CFA where the kind computes one. */
-static bool rule_known(const struct memscope_unwind_rule *r)
-{
-	bool cfa = r->kind == MEMSCOPE_UNWIND_RULE || r->kind == MEMSCOPE_UNWIND_FP_CHAIN ||
-		   r->kind == MEMSCOPE_UNWIND_PLT;
-
-	return r->kind < MEMSCOPE_UNWIND_KINDS && r->cfa_base <= MEMSCOPE_UNWIND_REG_FP &&
-	       (!cfa || r->cfa_base != MEMSCOPE_UNWIND_REG_NONE) &&
-	       r->fp_rule <= MEMSCOPE_UNWIND_AT_CFA && r->ra_rule <= MEMSCOPE_UNWIND_AT_CFA;
-}
-
-/* The header's list of checks, the rows', then each page entry's. */
-static const char *check_parts(const struct parts *s)
-{
-	const struct memscope_unwind_header *h = s->h;
-	uint32_t i, r = 0;
-
-	if (h->nr_rows < 1 || s->rows[0].addr != 0)
-		return "the first row is not at the table's base";
-	for (i = 0; i < h->nr_rules; i++)
-		if (!rule_known(&s->rules[i]))
-			return "a rule of an unknown kind, base or register rule";
-	for (i = 0; i < h->nr_rows; i++) {
-		if (s->rows[i].rule >= h->nr_rules || s->rows[i].addr >= h->size)
-			return "a row past the rules or the covered bytes";
-		if (i && s->rows[i].addr <= s->rows[i - 1].addr)
-			return "rows out of order";
-		if (i && s->rows[i].rule == s->rows[i - 1].rule)
-			return "two consecutive rows with one rule";
-	}
-	for (i = 0; i < h->nr_pages; i++) {
-		uint64_t start = (uint64_t)i << MEMSCOPE_UNWIND_PAGE_SHIFT;
-
-		while (r + 1 < h->nr_rows && s->rows[r + 1].addr <= start)
-			r++;
-		if (s->pages[i] != r)
-			return "a page entry that is not the row holding the page's first byte";
-	}
-	return NULL;
-}
-
 int ms_unwind_check(const void *blob, size_t size, char *err, size_t errlen)
 {
-	const struct memscope_unwind_header *h = blob;
-	const char *why = NULL;
+	const char *why = memscope_unwind_check(blob, size, EM_X86_64);
 	struct parts s;
 	uint32_t i;
 
-	if (size < sizeof(*h) || h->magic != MEMSCOPE_UNWIND_MAGIC ||
-	    h->version != MEMSCOPE_UNWIND_VERSION)
-		why = "no memscope unwind table of this version";
-	else if (h->machine != EM_X86_64 || h->flags)
-		why = "a table for another machine, or with flags this version does not know";
-	else if (h->header_size < sizeof(*h) || h->header_size % 8 || blob_size(h) != size)
-		why = "its size is not what its header says";
-	else if (h->nr_pages != NPAGES(h->size))
-		why = "the page index does not cover the table";
-	if (why) {
-		snprintf(err, errlen, "%s", why);
-		return -1;
-	}
-	s = parts_of(blob);
-	why = check_parts(&s);
-	for (i = 0; !why && i < h->nr_rows; i++) {
-		uint64_t end = i + 1 < h->nr_rows ? s.rows[i + 1].addr : h->size;
+	/*
+	 * The module's checks (the uapi header's), then what this builder
+	 * promises besides: no two consecutive rows with one rule, and every
+	 * row found again through the page index.
+	 */
+	if (!why) {
+		s = parts_of(blob);
+		for (i = 1; !why && i < s.h->nr_rows; i++)
+			if (s.rows[i].rule == s.rows[i - 1].rule)
+				why = "two consecutive rows with one rule";
+		for (i = 0; !why && i < s.h->nr_rows; i++) {
+			uint64_t end = i + 1 < s.h->nr_rows ? s.rows[i + 1].addr : s.h->size;
 
-		if (ms_unwind_lookup(blob, h->base + s.rows[i].addr) != i ||
-		    ms_unwind_lookup(blob, h->base + end - 1) != i)
-			why = "a lookup through the page index misses its row";
+			if (ms_unwind_lookup(blob, s.h->base + s.rows[i].addr) != i ||
+			    ms_unwind_lookup(blob, s.h->base + end - 1) != i)
+				why = "a lookup through the page index misses its row";
+		}
 	}
 	if (why) {
 		snprintf(err, errlen, "%s", why);
@@ -460,7 +407,7 @@ static int assemble(struct builder *b, uint16_t machine, const GElf_Phdr *ph)
 	size_t i, r = 0;
 	char *p;
 
-	t->size = blob_size(&h);
+	t->size = memscope_unwind_blob_size(&h);
 	t->blob = p = calloc(1, t->size);
 	if (!p) {
 		snprintf(b->err, b->errlen, "out of memory");

@@ -179,4 +179,75 @@ struct memscope_unwind_load {
 	__u32 size;		/* the blob's bytes, which follow */
 };
 
+/*
+ * The checks a table must pass before a walker follows it, written once
+ * for the module (which runs them on every load: a walk in probe context
+ * cannot afford to) and the CLI (which runs them on what it built, and
+ * its host tests on broken blobs): NULL, or what is wrong.  @size is the
+ * blob's bytes, @machine the walker's ELF e_machine.
+ */
+static inline __u64 memscope_unwind_blob_size(const struct memscope_unwind_header *h)
+{
+	return h->header_size + (__u64)h->nr_rules * sizeof(struct memscope_unwind_rule) +
+	       (__u64)h->nr_rows * sizeof(struct memscope_unwind_row) +
+	       (__u64)h->nr_pages * sizeof(__u32);
+}
+
+/* Every field known, and a base for the CFA where the kind computes one. */
+static inline int memscope_unwind_rule_known(const struct memscope_unwind_rule *r)
+{
+	int cfa = r->kind == MEMSCOPE_UNWIND_RULE || r->kind == MEMSCOPE_UNWIND_FP_CHAIN ||
+		  r->kind == MEMSCOPE_UNWIND_PLT;
+
+	return r->kind < MEMSCOPE_UNWIND_KINDS && r->cfa_base <= MEMSCOPE_UNWIND_REG_FP &&
+	       (!cfa || r->cfa_base != MEMSCOPE_UNWIND_REG_NONE) &&
+	       r->fp_rule <= MEMSCOPE_UNWIND_AT_CFA && r->ra_rule <= MEMSCOPE_UNWIND_AT_CFA;
+}
+
+static inline const char *memscope_unwind_check(const void *blob, __u64 size, __u16 machine)
+{
+	const struct memscope_unwind_header *h = (const struct memscope_unwind_header *)blob;
+	const struct memscope_unwind_rule *rules;
+	const struct memscope_unwind_row *rows;
+	const __u32 *pages;
+	__u32 i, r = 0;
+
+	if (size < sizeof(*h) || h->magic != MEMSCOPE_UNWIND_MAGIC ||
+	    h->version != MEMSCOPE_UNWIND_VERSION)
+		return "not a memscope unwind table of this version";
+	if (h->machine != machine || h->flags)
+		return "a table for another machine, or with flags this version does not know";
+	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
+	    memscope_unwind_blob_size(h) != size)
+		return "its size is not what its header says";
+	if (h->nr_pages != ((__u64)h->size + (1U << MEMSCOPE_UNWIND_PAGE_SHIFT) - 1) >>
+			   MEMSCOPE_UNWIND_PAGE_SHIFT)
+		return "the page index does not cover the table";
+	rules = (const struct memscope_unwind_rule *)((const char *)blob + h->header_size);
+	rows = (const struct memscope_unwind_row *)(rules + h->nr_rules);
+	pages = (const __u32 *)(rows + h->nr_rows);
+	if (h->nr_rows < 1 || rows[0].addr != 0)
+		return "the first row is not at the table's base";
+	for (i = 0; i < h->nr_rules; i++)
+		if (!memscope_unwind_rule_known(&rules[i]))
+			return "a rule of an unknown kind, base or register rule";
+	for (i = 0; i < h->nr_rows; i++) {
+		if (rows[i].rule >= h->nr_rules || rows[i].addr >= h->size)
+			return "a row past the rules or the covered bytes";
+		if (i && rows[i].addr <= rows[i - 1].addr)
+			return "rows out of order";
+	}
+	for (i = 0; i < h->nr_pages; i++) {
+		__u64 start = (__u64)i << MEMSCOPE_UNWIND_PAGE_SHIFT;
+
+		while (r + 1 < h->nr_rows && rows[r + 1].addr <= start)
+			r++;
+		if (pages[i] != r)
+			return "a page entry that is not the row holding the page's first byte";
+	}
+	if (h->seg_offset + h->seg_filesz < h->seg_offset || h->seg_vaddr != h->base)
+		return "a segment that does not fit";
+	return (const char *)0;
+}
+
 #endif /* _UAPI_MEMSCOPE_UNWIND_H */

@@ -501,17 +501,18 @@ int ms_load_reuse(const char *table, struct ms_reuse *r)
 	return 0;
 }
 
-void ms_warn_reuse(const char *table, const char *what, bool by_process,
+void ms_warn_reuse(const char *table, const char *what, bool by_process, bool one_process,
 		   const struct ms_reuse *now, const struct ms_reuse *prev)
 {
 	print_uint(PRINT_JSON, "reused_rows", NULL, now->rows);
 	print_uint(PRINT_JSON, "reused_events", NULL, now->events);
 	if (prev || !now->rows)
 		return;
-	print_warn("%s: %llu row%s holding %llu %s %s taken over for new ones after an earlier read, though %s: this total lacks them (table_reuse). Read with an INTERVAL, whose counts are whole, or load memscope with a larger table_size",
+	print_warn("%s: %llu row%s holding %llu %s %s taken over for new ones after an earlier read, though %s: this total lacks them (table_reuse)%s. Read with an INTERVAL, whose counts are whole, or load memscope with a larger table_size",
 		   table, (unsigned long long)now->rows, now->rows == 1 ? "" : "s",
 		   (unsigned long long)now->events, what, now->rows == 1 ? "was" : "were",
-		   by_process ? "its process was still running" : "its key could still count");
+		   by_process ? "its process was still running" : "its key could still count",
+		   one_process ? ", if they were this process's: the module counts what the whole table lost, not what each process did" : "");
 }
 
 int ms_load_ring(const char *name, struct ms_records *r, bool optional)

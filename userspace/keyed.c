@@ -158,7 +158,8 @@ static int cmp_val(const void *a, const void *b)
 	return cmp_row_id(x, y);
 }
 
-void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev)
+void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev,
+			    bool one_process)
 {
 	uint64_t n = now->dropped;
 
@@ -169,7 +170,8 @@ void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *p
 		print_fp("WARNING: %llu event%s not counted: a table was full of processes that are still running and unread. Read more often, or load memscope with a larger table_size (the version file shows the current one)\n",
 			 (unsigned long long)n, n == 1 ? " was" : "s were");
 	if (now->file)
-		ms_warn_reuse(now->file, "events", now->by_pid, &now->reuse, prev ? &prev->reuse : NULL);
+		ms_warn_reuse(now->file, "events", now->by_pid, one_process, &now->reuse,
+			      prev ? &prev->reuse : NULL);
 }
 
 int ms_keyed_delta(const struct ms_keyed *now, const struct ms_keyed *prev,

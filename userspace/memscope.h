@@ -176,9 +176,10 @@ int ms_load_reuse(const char *table, struct ms_reuse *r);
  * Say what a report since enable lacks because of such rows (@what: the
  * events counted, "faults"), and give both numbers in JSON.  No warning
  * with @prev: an interval's counts are whole, as those rows had not moved
- * since the read before.
+ * since the read before.  @one_process: the report shows one process
+ * (-p), and the rows may have been any process's.
  */
-void ms_warn_reuse(const char *table, const char *what, bool by_process,
+void ms_warn_reuse(const char *table, const char *what, bool by_process, bool one_process,
 		   const struct ms_reuse *now, const struct ms_reuse *prev);
 int ms_load_ring(const char *name, struct ms_records *r, bool optional);
 int ms_load_hist(const char *name, struct ms_buckets *h, bool optional);
@@ -301,7 +302,8 @@ uint64_t ms_stat_delta(const struct ms_counters *now, const struct ms_counters *
 bool ms_reset_between(const struct ms_counters *now, const struct ms_counters *prev);
 int ms_load_reset_count(uint64_t *reset_count, uint64_t *dropped);
 /* One line when events found a table full between prev and now. */
-void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev);
+void ms_keyed_print_dropped(const struct ms_keyed *now, const struct ms_keyed *prev,
+			    bool one_process);
 /*
  * A "%-Ns" format for the key column of @d's first @n rows: as wide as
  * the widest key, at least @min and at most 40 columns.

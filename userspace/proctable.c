@@ -110,7 +110,7 @@ static int proc_report(void *p, const void *pv, const void *nv, double dt)
 total:
 	print_uint(PRINT_ANY, c->t->stat, c->t->swapin_layout ?
 		   "TOTAL: %llu pages swapped in\n" : "TOTAL: %llu hugetlb faults\n", total);
-	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL);
+	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL, c->o->has_pid);
 	if (c->o->has_interval)
 		print_nl();
 	print_end_record();

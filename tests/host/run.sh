@@ -214,9 +214,12 @@ t_faults_reuse() { mkdir -p "$T/reuse" && cp -r "$FX/basic/." "$T/reuse/" &&
 	printf '# table rows events\nfaults_by_pid 3 1270\nfaults_by_stack 0 0\n' > "$T/reuse/table_reuse" &&
 	ms --dir "$T/reuse" faults && rc_is 0 && line_is 2 "1234    workload               4096        0" &&
 	has_err "Warning: faults_by_pid: 3 rows holding 1270 events were taken over for new ones after an earlier read, though its process was still running: this total lacks them (table_reuse)" &&
+	! grep -q "if they were this process's" "$T/err" &&
+	ms --dir "$T/reuse" -p 1234 faults && rc_is 0 &&
+	has_err "this total lacks them (table_reuse), if they were this process's: the module counts what the whole table lost, not what each process did" &&
 	ms --dir "$T/reuse" -j faults && rc_is 0 && has '"reused_rows":3,"reused_events":1270' &&
 	ms "${B[@]}" faults && rc_is 0 && ! grep -q table_reuse "$T/err"; }
-t "faults: rows of running processes reused after a read are said to be missing" t_faults_reuse
+t "faults: rows of running processes reused after a read are said to be missing, with -p as maybe another process's" t_faults_reuse
 t_faults_pid() { ms "${B[@]}" -p 987 faults; rc_is 0 && has "987     Web Content" && lacks "workload" &&
 	has "TOTAL (all processes):"; }
 t "faults -p PID filters" t_faults_pid

@@ -161,7 +161,7 @@ static int faults_report(void *p, const void *pv, const void *nv, double dt)
 		close_json_array();
 		print_totals(c, &now->stats, prev ? &prev->stats : NULL);
 	}
-	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL);
+	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL, c->o->has_pid);
 	if (c->o->has_interval)
 		print_nl();
 	print_end_record();

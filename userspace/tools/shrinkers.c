@@ -49,7 +49,7 @@ static int shrinkers_report(void *p, const void *pv, const void *nv, double dt)
 		close_json_object();
 	}
 	close_json_array();
-	ms_keyed_print_dropped(nv, pv);
+	ms_keyed_print_dropped(nv, pv, false);
 	if (c->o->has_interval)
 		print_nl();
 	print_end_record();

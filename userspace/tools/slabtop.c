@@ -65,7 +65,7 @@ static int slab_report(void *ctx, const void *pv, const void *nv, double dt)
 		close_json_object();
 	}
 	close_json_array();
-	ms_keyed_print_dropped(nv, pv);
+	ms_keyed_print_dropped(nv, pv, false);
 	if (o->has_interval)
 		print_nl();
 	print_end_record();

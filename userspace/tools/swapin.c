@@ -121,7 +121,7 @@ static int res_report(void *p, const void *pv, const void *nv, double dt)
 	if (ms_stat_delta(&now->stats, ps, "swap_residency_dropped"))
 		print_warn("%llu swapped-out pages in the sample were let go untimed as the residency table filled and the sample narrowed; load memscope with a larger swap_residency_size to time more",
 			   (unsigned long long)ms_stat_delta(&now->stats, ps, "swap_residency_dropped"));
-	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL);
+	ms_keyed_print_dropped(&now->rows, prev ? &prev->rows : NULL, o->has_pid);
 	if (o->has_interval)
 		print_nl();
 	print_end_record();

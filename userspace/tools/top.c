@@ -218,7 +218,7 @@ static int top_draw(const struct top_snap *prev, const struct top_snap *now, dou
 	top_summary(prev, now, dt);
 	top_rows("top_processes", &dp, true, dt);
 	top_rows("top_files", &df, false, dt);
-	ms_keyed_print_dropped(&now->procs, &prev->procs);
+	ms_keyed_print_dropped(&now->procs, &prev->procs, false);
 	top_last_oom(now);
 	if (!tty)
 		print_nl();

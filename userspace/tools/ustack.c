@@ -682,7 +682,7 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 	close_json_array();
 	full = ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "dropped");
 	print_uint(PRINT_JSON, "dropped", NULL, full);
-	ms_warn_reuse(c->file, strcmp(c->what, "brk") ? c->what : "brk calls", true,
+	ms_warn_reuse(c->file, strcmp(c->what, "brk") ? c->what : "brk calls", true, c->o->has_pid,
 		      &now->reuse, prev ? &prev->reuse : NULL);
 	print_end_record();
 	fflush(stdout);

@@ -328,6 +328,7 @@ static int ms_debugfs_init(void)
 	debugfs_create_file("events", 0400, ms_debugfs, NULL, &ms_events_fops);
 	debugfs_create_file("control", 0200, ms_debugfs, NULL, &ms_control_fops);
 	debugfs_create_file("unwind", 0200, ms_debugfs, NULL, &ms_unwind_fops);
+	debugfs_create_file("uleak", 0200, ms_debugfs, NULL, &ms_uleak_fops);
 	for (d = 0; d < ARRAY_SIZE(ms_hist_dirs); d++) {
 		hist = debugfs_create_dir(ms_hist_dirs[d].dir, ms_debugfs);
 		for (i = 0; i < ms_nr_hists; i++)
@@ -351,7 +352,8 @@ static int ms_procfs_init(void)
 			goto err;
 	if (!proc_create("events", 0400, ms_procdir, &ms_events_proc_ops) ||
 	    !proc_create("control", 0200, ms_procdir, &ms_control_proc_ops) ||
-	    !proc_create("unwind", 0200, ms_procdir, &ms_unwind_proc_ops))
+	    !proc_create("unwind", 0200, ms_procdir, &ms_unwind_proc_ops) ||
+	    !proc_create("uleak", 0200, ms_procdir, &ms_uleak_proc_ops))
 		goto err;
 	for (d = 0; d < ARRAY_SIZE(ms_hist_dirs); d++) {
 		hist = proc_mkdir_mode(ms_hist_dirs[d].dir, 0500, ms_procdir);

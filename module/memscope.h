@@ -763,7 +763,8 @@ struct ms_family {
 #define MS_FAMILIES(X)							\
 	X(faults) X(swapin) X(hugetlb) X(oom) X(vmscan) X(compaction)	\
 	X(faults_cgroup) X(swapin_cgroup) X(memleak) X(slabtop)		\
-	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile) X(unwind)
+	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile) X(unwind)	\
+	X(uleak)
 /*
  * ufile.c: user stack frames as (file, offset), in probe context, under
  * the mmap lock that ms_ufile_lock() tries for (false: busy, counted).
@@ -771,6 +772,12 @@ struct ms_family {
 bool ms_ufile_lock(struct mm_struct *mm);
 unsigned long ms_ufile_frame(const struct vm_area_struct *vma, unsigned long a);
 void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n);
+/* ustack.c: the running task's user stack, as file frames where it can. */
+unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max);
+void ms_seq_frames(struct seq_file *m, const unsigned long *f, unsigned int depth);
+/* uleak.c: memleak -p's file, which starts a session and ends it when closed. */
+extern const struct file_operations ms_uleak_fops;
+extern const struct ms_proc_ops ms_uleak_proc_ops;
 /* unwind.c: the walk by unwind tables, under that lock, and their file. */
 bool ms_unwind_loaded(void);
 unsigned int ms_unwind_walk(struct mm_struct *mm, struct pt_regs *regs, unsigned long *ip,

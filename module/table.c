@@ -597,6 +597,27 @@ static void ms_table_stop(struct seq_file *m, void *v)
 {
 }
 
+/*
+ * " DEPTH STACK": a user stack's frames, innermost first, each a file
+ * frame "fSLOT+0xOFFSET" or a user address "0xADDR", or "-" for none.
+ */
+void ms_seq_frames(struct seq_file *m, const unsigned long *f, unsigned int depth)
+{
+	unsigned int c;
+
+	seq_printf(m, " %u %s", depth, depth ? "" : "-");
+	for (c = 0; c < depth; c++) {
+		u64 v = f[c];
+
+		if (v & MEMSCOPE_FRAME_FILE)
+			seq_printf(m, "%sf%llu+0x%llx", c ? "," : "",
+				   (v & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT,
+				   v & MEMSCOPE_FRAME_OFF_MASK);
+		else
+			seq_printf(m, "%s0x%llx", c ? "," : "", v);
+	}
+}
+
 static int ms_table_seq_show(struct seq_file *m, void *v)
 {
 	struct ms_table_iter *it = m->private;
@@ -617,17 +638,7 @@ static int ms_table_seq_show(struct seq_file *m, void *v)
 		const unsigned long *f = ms_snap_frames(it, s);
 
 		/* Innermost first, user addresses or file offsets: never a kernel address. */
-		seq_printf(m, " %u %s", s->depth, s->depth ? "" : "-");
-		for (c = 0; c < s->depth; c++) {
-			u64 v = f[c];
-
-			if (v & MEMSCOPE_FRAME_FILE)
-				seq_printf(m, "%sf%llu+0x%llx", c ? "," : "",
-					   (v & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT,
-					   v & MEMSCOPE_FRAME_OFF_MASK);
-			else
-				seq_printf(m, "%s0x%llx", c ? "," : "", v);
-		}
+		ms_seq_frames(m, f, s->depth);
 	}
 	seq_putc(m, '\n');
 	return 0;

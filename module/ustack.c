@@ -113,9 +113,10 @@ static unsigned int ms_ustack_walk(struct pt_regs *regs, unsigned long *ip, unsi
  * The stack, as (file, offset) frames where its process's mmap lock can
  * be had: then by the unwind tables when any are loaded (unwind.c), and
  * the lock is taken once for the walk and the frames.  Without the lock,
- * by frame pointers, as raw addresses.
+ * by frame pointers, as raw addresses.  Probe context, preemption off
+ * (uleak.c's return probes too).
  */
-static unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
+unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
 {
 	struct pt_regs *regs = ms_ustack_regs();
 	struct mm_struct *mm = current->mm;

@@ -74,6 +74,22 @@ char *ms_xstrdup(const char *s)
 	return p;
 }
 
+char *ms_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		ms_fail("out of memory, free some memory");
+		exit(1);
+	}
+	return p;
+}
+
 static bool path_exists(const char *p)
 {
 	struct stat sb;

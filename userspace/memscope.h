@@ -201,6 +201,7 @@ void ms_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* calloc() and strdup() that print the error and exit when memory is out */
 void *ms_xcalloc(size_t n, size_t size);
 char *ms_xstrdup(const char *s);
+char *ms_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * missed.c: a report's warning for the hits its probes missed.  Tools
@@ -318,8 +319,16 @@ int ms_hist_median_slot(const struct ms_buckets *h);
 /* tools/oomkill.c: BCC's two-line OOM kill report (also used by top) */
 void ms_print_oom(const struct ms_record *r);
 
-/* tools/ustack.c: faults --stacks */
+/* tools/ustack.c: faults --stacks; and for memleak -p, its stacks' names */
+void *ms_ustack_preload_start(void);
+void ms_ustack_preload_tick(void *p);
+void ms_ustack_preload_end(void *p);
+struct ms_rows;
+void ms_ustack_files_wait(const struct ms_rows *t);
+char *ms_ustack_frame_line(int64_t pid, uint64_t ip, bool ret);
 int cmd_fault_stacks(const struct ms_opts *o);
+/* tools/uleak.c: memleak -p PID */
+int ms_memleak_process(const struct ms_opts *o);
 /* `memscope __unwind-load FILE...`: FILE's unwind tables into the module (tests). */
 int cmd_unwind_load(int argc, char **argv);
 

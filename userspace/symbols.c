@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ struct symfile {
 static struct symfile files[MAX_FILES];
 static size_t nfiles;
 static uint64_t lookups;
+static uint64_t last_symoff;	/* the last name's offset into its function */
 
 /* The file's directory, its .debug/, then DIR; "+": check debuglink CRCs. */
 static char debuginfo_buf[4200] = "+:.debug:/usr/lib/debug";
@@ -201,6 +203,7 @@ static size_t file_names(struct symfile *f, uint64_t off, bool vaddr_given, cons
 	if (!name || !*name)
 		return 0;
 	names[0] = name;
+	last_symoff = symoff;
 	return 1 + inlined(f, vaddr + f->bias, names + 1, max - 1);
 }
 
@@ -311,6 +314,7 @@ static size_t file_names(struct symfile *f, uint64_t off, bool vaddr_given, cons
 	if (f->syms[i].size && vaddr >= f->syms[i].addr + f->syms[i].size)
 		return 0;
 	names[0] = f->syms[i].name;
+	last_symoff = vaddr - f->syms[i].addr;
 	return 1;
 }
 
@@ -458,3 +462,88 @@ bool ms_symbols_by_build_id(const char *hex, char *buf, size_t len)
 		return false;
 	return access(buf, R_OK) == 0;
 }
+
+uint64_t ms_symbol_offset(void)
+{
+	return last_symoff;
+}
+
+#ifdef MS_HAVE_LIBELF
+/* NAMES[i]'s file offset into OFFS[i] where SCN, a symbol table, defines it as a function. */
+static void find_in(Elf *elf, Elf_Scn *scn, const struct symfile *f, const char *const *names,
+		    size_t n, uint64_t *offs)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Shdr sh;
+	size_t i, j;
+
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return;
+	for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		const char *name;
+		GElf_Sym s;
+		uint64_t off;
+
+		/* An IFUNC's value is its resolver, not the function: not probed. */
+		if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value ||
+		    GELF_ST_TYPE(s.st_info) != STT_FUNC)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		for (j = 0; name && j < n; j++) {
+			size_t k;
+
+			if (offs[j] || strcmp(name, names[j]))
+				continue;
+			for (k = 0; k < f->nload; k++)
+				if (s.st_value >= f->load[k].vaddr &&
+				    s.st_value < f->load[k].vaddr + f->load[k].filesz) {
+					off = s.st_value - f->load[k].vaddr + f->load[k].off;
+					offs[j] = off;
+				}
+		}
+	}
+}
+
+int ms_symbols_find(const char *path, const char *const *names, size_t n, uint64_t *offs)
+{
+	struct symfile f = { 0 };
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(offs, 0, n * sizeof(*offs));
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		errno = ENOEXEC;
+		return -1;
+	}
+	read_loads(&f, elf);
+	/* .dynsym first: what the dynamic linker binds calls to; then .symtab. */
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+			find_in(elf, scn, &f, names, n, offs);
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			find_in(elf, scn, &f, names, n, offs);
+	free(f.load);
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+#else
+int ms_symbols_find(const char *path, const char *const *names, size_t n, uint64_t *offs)
+{
+	(void)path;
+	(void)names;
+	memset(offs, 0, n * sizeof(*offs));
+	errno = ENOTSUP;
+	return -1;
+}
+#endif

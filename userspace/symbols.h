@@ -47,6 +47,20 @@ size_t ms_symbolize_vaddr(const char *path, const char *open, uint64_t vaddr,
  */
 bool ms_symbols_by_build_id(const char *hex, char *buf, size_t len);
 
+/*
+ * The offset of the last name ms_symbolize() or ms_symbolize_vaddr()
+ * gave first (the function) from that function's start: "name+0xoff".
+ */
+uint64_t ms_symbol_offset(void);
+
+/*
+ * The file offsets of the functions NAMES[0..N) that the ELF file PATH
+ * defines, by its .dynsym, then its .symtab, into OFFS (0: not defined
+ * there, or an IFUNC).  -1 with errno when PATH cannot be read as ELF, or
+ * this build has no libelf (ENOTSUP).
+ */
+int ms_symbols_find(const char *path, const char *const *names, size_t n, uint64_t *offs);
+
 /* What names frames in this build, for a warning when it is less than libdw. */
 enum ms_sym_source { MS_SYM_NONE, MS_SYM_LIBELF, MS_SYM_LIBDW };
 enum ms_sym_source ms_symbols_source(void);

@@ -172,4 +172,12 @@ has include/trace/events/oom.h 'TRACE_EVENT\(mark_victim,' && echo -DMS_HAVE_TP_
 # mark_victim(int pid) became mark_victim(task, uid) in 6.9 (and in Debian's 6.1).
 grep -sA1 'TRACE_EVENT(mark_victim' "$ev/oom.h" |
 	grep -q 'struct task_struct' && echo -DMS_HAVE_TP_MARK_VICTIM_TASK
+# uprobe_register() returns the uprobe, which unregistering takes, from
+# 6.12 (uprobe_unregister_nosync() and _sync()); the consumer's filter
+# lost its uprobe_filter_ctx in the same release.
+has include/linux/uprobes.h 'struct uprobe \*uprobe_register\(' && echo -DMS_HAVE_UPROBE_REGISTER_PTR
+has include/linux/uprobes.h 'bool \(\*filter\)\(struct uprobe_consumer \*self, struct mm_struct \*mm\)' &&
+	echo -DMS_HAVE_UPROBE_FILTER_MM
+# mmgrab() and linux/sched/mm.h came in 4.11.
+has include/linux/sched/mm.h 'void mmgrab\(' && echo -DMS_HAVE_MMGRAB
 exit 0

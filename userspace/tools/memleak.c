@@ -225,6 +225,8 @@ static int cmd_memleak(const struct ms_opts *o)
 		"kmalloc*", "kmem_cache_*", "kfree", "page_alloc", "page_free", "percpu_*", NULL
 	};
 
+	if (o->has_pid)
+		return ms_memleak_process(o);
 	if (ms_check_optin("memleak", "memleak", "kmalloc", "its probes cost on every slab allocation", o->kept) < 0)
 		return 1;
 	ms_missed_watch(probes);
@@ -233,6 +235,6 @@ static int cmd_memleak(const struct ms_opts *o)
 
 MS_TOOL(memleak,
 	.topic = MS_TOPIC_ALLOC, .rank = 10,
-	.opts = OPT_TOP | OPT_MIN_AGE | OPT_KEPT | OPT_INTERVAL,
-	.usage = "memleak [-o MIN_AGE_MS] [--top N] [--kept] [INTERVAL [COUNT]]",
-	.summary = "outstanding slab allocations by call site (turns memleak on while it runs)");
+	.opts = OPT_PID | OPT_TOP | OPT_MIN_AGE | OPT_KEPT | OPT_INTERVAL,
+	.usage = "memleak [-p PID] [-o MIN_AGE_MS] [--top N] [--kept] [INTERVAL [COUNT]]",
+	.summary = "outstanding kernel allocations by call site, or with -p a process's by user stack (turns its probes on while it runs)");

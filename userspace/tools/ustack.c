@@ -1028,6 +1028,97 @@ int cmd_unwind_load(int argc, char **argv)
 	return bad;
 }
 
+/*
+ * For memleak -p (tools/uleak.c): the unwind tables of the processes that
+ * run, loaded as faults --stacks loads them, while it traces.
+ */
+void *ms_ustack_preload_start(void)
+{
+	struct preload *p = ms_xcalloc(1, sizeof(*p));
+
+	p->wfd = -1;
+	preload_start(p);
+	return p;
+}
+
+void ms_ustack_preload_tick(void *p)
+{
+	preload_tick(p);
+}
+
+void ms_ustack_preload_end(void *p)
+{
+	preload_end(p);
+	free(p);
+}
+
+/* Reads the module's `files`, waiting up to a second for the slots T's frames name. */
+void ms_ustack_files_wait(const struct ms_rows *t)
+{
+	size_t i;
+
+	for (i = 0; load_files() && frames_pending(t) && i < 50; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+}
+
+/*
+ * One frame as BCC's memleak prints it, "function+0xoff [object]": the
+ * offset of the address itself (a return address: the instruction after
+ * the call), the object the file's name.  "[unknown] [object]" where the
+ * file has no symbol there, "[unknown]" where no file is known.
+ */
+char *ms_ustack_frame_line(int64_t pid, uint64_t ip, bool ret)
+{
+	const char *names[1 + MS_SYM_MAX_INLINE], *obj = NULL, *mark = NULL;
+	size_t n = 0;
+	uint64_t off, at, vaddr;
+	char *line;
+
+	if (ip & MEMSCOPE_FRAME_FILE) {
+		uint64_t slot = (ip & ~MEMSCOPE_FRAME_FILE) >> MEMSCOPE_FRAME_SLOT_SHIFT;
+		struct ufile *u = slot < nufiles && ufiles[slot].path ? &ufiles[slot] : NULL;
+
+		off = ip & MEMSCOPE_FRAME_OFF_MASK;
+		at = ret && off ? off - 1 : off;
+		if (u) {
+			if (!u->resolved)
+				ufile_resolve(u);
+			obj = base_name(u->path);
+			mark = u->mark;
+			if (u->src && !u->debuginfo)
+				n = ms_symbolize(u->path, u->src, at, names, 1 + MS_SYM_MAX_INLINE);
+			else if (u->src && ufile_vaddr(u, at, &vaddr))
+				n = ms_symbolize_vaddr(u->path, u->src, vaddr, names,
+						       1 + MS_SYM_MAX_INLINE);
+		}
+	} else {
+		struct proc_maps *pm = get_maps(pid);
+		const struct vma *v = find_vma(pm, ip);
+
+		off = v ? ip - v->start + v->off : ip;
+		at = ret && off ? off - 1 : off;
+		if (v && v->file && v->path && v->path[0] != '[') {
+			char mapped[128];
+
+			snprintf(mapped, sizeof(mapped), "/proc/%" PRId64 "/map_files/%" PRIx64 "-%" PRIx64,
+				 pm->pid, v->start, v->end);
+			n = ms_symbolize(v->path, mapped, at, names, 1 + MS_SYM_MAX_INLINE);
+		}
+		if (v && v->path)
+			obj = v->path[0] == '[' ? v->path : base_name(v->path);
+	}
+	if (n && obj)
+		line = ms_xasprintf("%s+0x%" PRIx64 " [%s%s%s]", names[0],
+				    ms_symbol_offset() + (off - at), obj, mark ? " " : "",
+				    mark ? mark : "");
+	else if (obj)
+		line = ms_xasprintf("[unknown] [%s+0x%" PRIx64 "%s%s]", obj, off, mark ? " " : "",
+				    mark ? mark : "");
+	else
+		line = ms_xasprintf("[unknown] [0x%" PRIx64 "]", ip);
+	return line;
+}
+
 static int run_stacks(struct stacks_ctx *c, const char *tool, const char *family,
 		      const char *probe, const char *cost)
 {

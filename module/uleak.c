@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uleak: one process's outstanding user-space allocations by user stack,
+ * the book's `memleak -p PID` (7.3.2), through uprobes on its allocator.
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * A session belongs to the file that started it: the CLI opens `uleak`,
+ * writes "pid PID", then one "probe PATH OFFSET FUNCTION" for each entry
+ * point of the allocator it found in the process's C library (malloc,
+ * calloc, realloc, free, ...: PATH names the mapped file, best through
+ * /proc/PID/map_files), and reads `uleak_outstanding`.  Closing the file
+ * (the tool ends, or is killed) unregisters every uprobe and frees the
+ * session; so does unloading the module.  One session at a time.
+ *
+ * Each uprobe's filter names the traced process's address space, so only
+ * its pages get breakpoints; a process that inherited one through fork()
+ * loses it at its first hit (UPROBE_HANDLER_REMOVE).  An allocator's
+ * entry handler keeps its arguments for its return handler, per thread,
+ * in a stack of MS_ULEAK_NEST calls (realloc(NULL, n) calls malloc); the
+ * return handler walks the user stack as faults --stacks does (the
+ * caller at the return address, as BCC's memleak takes it there) and
+ * puts the pointer in the outstanding table; free() takes it out.
+ *
+ * Bounded and allocated when the session starts: uleak_size outstanding
+ * allocations in MS_ULEAK_SEGS segments, each under a raw spinlock, as
+ * memleak's table; uleak_stacks distinct stacks, claimed once and never
+ * reused within a session; MS_ULEAK_THREADS threads with calls in
+ * flight.  What does not fit is counted (uleak_dropped,
+ * uleak_stacks_full, uleak_threads_full), as is a free of a pointer the
+ * table does not hold (uleak_unknown_frees: allocated before tracing
+ * began), which is never matched to another allocation.
+ *
+ * uprobe handlers run in the traced task's context, from its breakpoint
+ * or its return trampoline, and may be preempted: the stack walk disables
+ * preemption for its per-CPU buffer; nothing here sleeps or allocates.
+ */
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/pid.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+
+#include "memscope.h"
+#include "compat/uprobes.h"
+
+#define MS_ULEAK_STATS(X)						\
+	X(uleak_allocs, "User allocations memleak -p's probes saw return a pointer.") \
+	X(uleak_frees, "User frees memleak -p's probes saw.")		\
+	X(uleak_unknown_frees, "User frees of pointers memleak -p's table does not hold (allocated before tracing).") \
+	X(uleak_dropped, "User allocations that found no free slot in memleak -p's table.") \
+	X(uleak_stacks_full, "User allocations kept without a stack: memleak -p's stacks were all taken.") \
+	X(uleak_threads_full, "Allocator calls not followed: no slot for their thread, or nested too deep.") \
+	X(uleak_lost_calls, "Allocator calls whose return did not match their entry, and were dropped.")
+MS_STAT_SET(uleak, MS_ULEAK_STATS);
+
+static unsigned int uleak_size = 65536;
+module_param(uleak_size, uint, 0400);
+MODULE_PARM_DESC(uleak_size, "Outstanding user allocations memleak -p can hold (rounded up to a power of two, 4096..4194304)");
+
+static unsigned int uleak_stacks = 4096;
+module_param(uleak_stacks, uint, 0400);
+MODULE_PARM_DESC(uleak_stacks, "Distinct user stacks memleak -p can hold (rounded up to a power of two, 256..65536)");
+
+/* The entry points a session can probe: their names are the contract with the CLI. */
+#define MS_ULEAK_FUNCS(X)						\
+	X(malloc) X(calloc) X(realloc) X(reallocarray) X(free)		\
+	X(posix_memalign) X(aligned_alloc) X(memalign) X(valloc)	\
+	X(pvalloc) X(mmap) X(munmap)
+#define MS_ULEAK_ENUM(f) MS_UF_##f,
+#define MS_ULEAK_NAME(f) #f,
+enum ms_ufunc { MS_ULEAK_FUNCS(MS_ULEAK_ENUM) MS_NR_UFUNCS };
+static const char *const ms_ufunc_names[] = { MS_ULEAK_FUNCS(MS_ULEAK_NAME) };
+
+#define MS_ULEAK_PROBES		48	/* prefixes and a static executable: a few dozen */
+#define MS_ULEAK_SEGS		64
+#define MS_ULEAK_REACH		16
+#define MS_ULEAK_THREADS	1024	/* power of two */
+#define MS_ULEAK_NEST		4
+#define MS_ULEAK_TOMB		1UL	/* never a pointer an allocator returns */
+#define MS_ULEAK_NO_STACK	U32_MAX
+
+struct ms_uprobe {
+	struct uprobe_consumer uc;
+	struct ms_uprobe_reg reg;
+	enum ms_ufunc fn;
+};
+
+/* An outstanding allocation. */
+struct ms_ualloc {
+	unsigned long ptr;		/* 0: free; MS_ULEAK_TOMB: freed */
+	u64 bytes;
+	u64 when;			/* jiffies_64 */
+	u32 stack;			/* a slot of the stacks, or MS_ULEAK_NO_STACK */
+};
+
+/* A thread's allocator calls between entry and return, innermost last. */
+struct ms_uthread {
+	pid_t tid;			/* 0: free */
+	u8 n;				/* calls kept */
+	u8 over;			/* calls past MS_ULEAK_NEST, not kept */
+	struct {
+		u8 fn;
+		unsigned long bytes;
+		unsigned long arg;	/* realloc's old pointer, posix_memalign's memptr */
+	} call[MS_ULEAK_NEST];
+};
+
+/* A stack: hash 0 is a free slot, and depth is published last. */
+struct ms_ustk {
+	u64 hash;
+	u32 depth;
+	u32 ready;
+};
+
+/* The session, under ms_uleak_lock; the handlers read it between start and stop. */
+static DEFINE_MUTEX(ms_uleak_lock);
+static struct {
+	struct file *owner;		/* NULL: no session */
+	struct mm_struct *mm;		/* the traced process's, mmgrab()ed */
+	pid_t pid;
+	unsigned int nprobes;
+	struct ms_uprobe probe[MS_ULEAK_PROBES];
+	struct ms_ualloc *allocs;	/* [MS_ULEAK_SEGS * seg_size] */
+	unsigned int seg_size;		/* power of two */
+	struct ms_ustk *stk;		/* [nstacks] */
+	unsigned long *frames;		/* [nstacks * ms_ustack_depth] */
+	unsigned int nstacks;		/* power of two */
+	struct ms_uthread *threads;	/* [MS_ULEAK_THREADS] */
+	size_t bytes;
+	unsigned int min_age_ms;	/* the report's: "age MS" */
+} ms_ul;
+
+static struct {
+	raw_spinlock_t lock;
+} ____cacheline_aligned_in_smp ms_ul_segs[MS_ULEAK_SEGS];
+
+static DEFINE_PER_CPU(unsigned long [MS_USTACK_MAX_DEPTH], ms_uleak_buf);
+
+/* Only the traced address space gets breakpoints, at registration and at each mmap. */
+static bool ms_uleak_filter(MS_UPROBE_FILTER_ARGS(self, mm))
+{
+	return mm == READ_ONCE(ms_ul.mm);
+}
+
+static __always_inline bool ms_uleak_ours(void)
+{
+	return current->mm == READ_ONCE(ms_ul.mm);
+}
+
+/* The calling thread's slot: found, else claimed if @take; NULL if none. */
+static struct ms_uthread *ms_uthread(bool take)
+{
+	pid_t tid = current->pid;
+	u32 h = ms_hash_32(tid, ilog2(MS_ULEAK_THREADS));
+	unsigned int i;
+
+	for (i = 0; i < MS_ULEAK_REACH; i++) {
+		struct ms_uthread *t = &ms_ul.threads[(h + i) & (MS_ULEAK_THREADS - 1)];
+		pid_t owner = READ_ONCE(t->tid);
+
+		if (owner == tid)
+			return t;
+		if (take && !owner && cmpxchg(&t->tid, 0, tid) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+static __always_inline unsigned int ms_ul_seg(unsigned long ptr, unsigned int *slot)
+{
+	u32 h = ms_hash_64(ptr, 32);
+
+	*slot = (h >> 6) & (ms_ul.seg_size - 1);
+	return h & (MS_ULEAK_SEGS - 1);
+}
+
+/* As memleak.c's table: open addressing within a segment, with tombstones. */
+static void ms_ul_add(unsigned long ptr, u64 bytes, u32 stack)
+{
+	struct ms_ualloc *seg, *free = NULL;
+	unsigned int s, slot, i;
+	unsigned long flags;
+
+	s = ms_ul_seg(ptr, &slot);
+	seg = ms_ul.allocs + (size_t)s * ms_ul.seg_size;
+	raw_spin_lock_irqsave(&ms_ul_segs[s].lock, flags);
+	for (i = 0; i < MS_ULEAK_REACH; i++) {
+		struct ms_ualloc *e = &seg[(slot + i) & (ms_ul.seg_size - 1)];
+
+		/* The same pointer again: realloc(NULL, n)'s inner malloc. */
+		if (e->ptr == ptr) {
+			free = e;
+			break;
+		}
+		if (e->ptr == 0) {
+			if (!free)
+				free = e;
+			break;
+		}
+		if (e->ptr == MS_ULEAK_TOMB && !free)
+			free = e;
+	}
+	if (free) {
+		free->ptr = ptr;
+		free->bytes = bytes;
+		free->when = get_jiffies_64();
+		free->stack = stack;
+	}
+	raw_spin_unlock_irqrestore(&ms_ul_segs[s].lock, flags);
+	if (!free)
+		ms_stat_inc(uleak, MS_uleak_dropped);
+}
+
+static void ms_ul_del(unsigned long ptr)
+{
+	unsigned int s, slot, i, j, mask = ms_ul.seg_size - 1;
+	struct ms_ualloc *seg;
+	unsigned long flags;
+
+	if (!ptr)
+		return;
+	ms_stat_inc(uleak, MS_uleak_frees);
+	s = ms_ul_seg(ptr, &slot);
+	seg = ms_ul.allocs + (size_t)s * ms_ul.seg_size;
+	raw_spin_lock_irqsave(&ms_ul_segs[s].lock, flags);
+	for (i = 0; i < MS_ULEAK_REACH; i++) {
+		unsigned int pos = slot + i;
+		struct ms_ualloc *e = &seg[pos & mask];
+
+		if (e->ptr == 0)
+			break;
+		if (e->ptr != ptr)
+			continue;
+		if (seg[(pos + 1) & mask].ptr) {
+			e->ptr = MS_ULEAK_TOMB;
+		} else {
+			e->ptr = 0;
+			for (j = 1; j < MS_ULEAK_REACH && seg[(pos - j) & mask].ptr == MS_ULEAK_TOMB; j++)
+				seg[(pos - j) & mask].ptr = 0;
+		}
+		raw_spin_unlock_irqrestore(&ms_ul_segs[s].lock, flags);
+		return;
+	}
+	raw_spin_unlock_irqrestore(&ms_ul_segs[s].lock, flags);
+	ms_stat_inc(uleak, MS_uleak_unknown_frees);
+}
+
+static __always_inline u64 ms_ul_hash(const unsigned long *ip, unsigned int n)
+{
+	u64 h = 0x84222325cbf29ce4ULL ^ n;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ip[i]) * 0x9e3779b97f4a7c15ULL;
+	return (h ^ h >> 31) | 1;
+}
+
+/*
+ * The calling thread's user stack, at an allocator's return: its slot
+ * among the stacks, claimed for it if new, or MS_ULEAK_NO_STACK.
+ */
+static u32 ms_ul_stack(void)
+{
+	unsigned int n, i, mask = ms_ul.nstacks - 1;
+	unsigned long *ip;
+	u32 found = MS_ULEAK_NO_STACK;
+	u64 h;
+
+	preempt_disable();
+	ip = *this_cpu_ptr(&ms_uleak_buf);
+	n = ms_ustack_frames(ip, ms_ustack_depth);
+	h = ms_ul_hash(ip, n);
+	for (i = 0; i < MS_ULEAK_REACH; i++) {
+		u32 s = (h + i) & mask;
+		struct ms_ustk *k = &ms_ul.stk[s];
+		u64 old = READ_ONCE(k->hash);
+
+		if (old == h) {
+			found = s;
+			break;
+		}
+		if (old || cmpxchg(&k->hash, 0, h) != 0)
+			continue;
+		memcpy(&ms_ul.frames[(size_t)s * ms_ustack_depth], ip, n * sizeof(*ip));
+		k->depth = n;
+		smp_store_release(&k->ready, 1);
+		found = s;
+		break;
+	}
+	preempt_enable();
+	if (found == MS_ULEAK_NO_STACK)
+		ms_stat_inc(uleak, MS_uleak_stacks_full);
+	return found;
+}
+
+static int ms_uleak_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct ms_uprobe *p = container_of(uc, struct ms_uprobe, uc);
+	unsigned long a0 = ms_uarg(regs, 0), a1 = ms_uarg(regs, 1), bytes, arg = 0;
+	struct ms_uthread *t;
+
+	if (!ms_uleak_ours())
+		return UPROBE_HANDLER_REMOVE;
+	switch (p->fn) {
+	case MS_UF_free:
+		ms_ul_del(a0);
+		return 0;
+	case MS_UF_munmap:
+		ms_ul_del(a0);
+		return 0;
+	case MS_UF_malloc:
+	case MS_UF_valloc:
+		bytes = a0;
+		break;
+	case MS_UF_pvalloc:
+		bytes = PAGE_ALIGN(a0);
+		break;
+	case MS_UF_calloc:
+		if (check_mul_overflow(a0, a1, &bytes))
+			return 0;
+		break;
+	case MS_UF_realloc:
+		bytes = a1;
+		arg = a0;
+		break;
+	case MS_UF_reallocarray:
+		if (check_mul_overflow(a1, ms_uarg(regs, 2), &bytes))
+			return 0;
+		arg = a0;
+		break;
+	case MS_UF_memalign:
+	case MS_UF_aligned_alloc:
+		bytes = a1;
+		break;
+	case MS_UF_posix_memalign:
+		bytes = ms_uarg(regs, 2);
+		arg = a0;
+		break;
+	case MS_UF_mmap:
+		/* Anonymous private or shared memory only, as BCC's memleak. */
+		if (!(ms_uarg(regs, 3) & MAP_ANONYMOUS))
+			return 0;
+		bytes = a1;
+		break;
+	default:
+		return 0;
+	}
+	t = ms_uthread(true);
+	if (!t) {
+		ms_stat_inc(uleak, MS_uleak_threads_full);
+		return 0;
+	}
+	if (t->n == MS_ULEAK_NEST) {
+		t->over++;
+		ms_stat_inc(uleak, MS_uleak_threads_full);
+		return 0;
+	}
+	t->call[t->n].fn = p->fn;
+	t->call[t->n].bytes = bytes;
+	t->call[t->n].arg = arg;
+	t->n++;
+	return 0;
+}
+
+static int ms_uleak_return(struct uprobe_consumer *uc, unsigned long func, struct pt_regs *regs)
+{
+	struct ms_uprobe *p = container_of(uc, struct ms_uprobe, uc);
+	unsigned long ret = regs_return_value(regs), ptr, old = 0, bytes;
+	struct ms_uthread *t;
+	u8 fn;
+
+	if (!ms_uleak_ours())
+		return 0;
+	t = ms_uthread(false);
+	if (!t)
+		return 0;	/* its entry found no slot, counted */
+	if (t->over) {
+		t->over--;
+		return 0;
+	}
+	if (!t->n)
+		return 0;
+	t->n--;
+	fn = t->call[t->n].fn;
+	bytes = t->call[t->n].bytes;
+	old = t->call[t->n].arg;
+	if (!t->n)
+		WRITE_ONCE(t->tid, 0);
+	/* A return whose entry was not kept, or an entry whose return was not seen. */
+	if (fn != p->fn) {
+		ms_stat_add(uleak, MS_uleak_lost_calls, t->n + 1);
+		t->n = 0;
+		WRITE_ONCE(t->tid, 0);
+		return 0;
+	}
+	ptr = ret;
+	switch (fn) {
+	case MS_UF_posix_memalign:
+		/* 0 and the pointer in *memptr, or an error number. */
+		if (ret || ms_copy_from_user_nofault(&ptr, (const void __user *)old, sizeof(ptr)))
+			return 0;
+		break;
+	case MS_UF_mmap:
+		if (IS_ERR_VALUE(ret))
+			return 0;
+		break;
+	case MS_UF_realloc:
+	case MS_UF_reallocarray:
+		/* realloc(p, 0) frees p; a failure leaves it as it was. */
+		if (ret || !bytes)
+			ms_ul_del(old);
+		break;
+	default:
+		break;
+	}
+	if (!ptr)
+		return 0;
+	ms_stat_inc(uleak, MS_uleak_allocs);
+	ms_ul_add(ptr, bytes, ms_ul_stack());
+	return 0;
+}
+
+/* The session's memory: its tables, and the stacks' frames. */
+static size_t ms_ul_sizes(size_t *allocs, size_t *stk, size_t *frames)
+{
+	*allocs = (size_t)MS_ULEAK_SEGS * ms_ul.seg_size * sizeof(struct ms_ualloc);
+	*stk = (size_t)ms_ul.nstacks * sizeof(struct ms_ustk);
+	*frames = (size_t)ms_ul.nstacks * ms_ustack_depth * sizeof(unsigned long);
+	return *allocs + *stk + *frames + MS_ULEAK_THREADS * sizeof(struct ms_uthread);
+}
+
+/* Ends the session: every uprobe off, then its memory.  Under ms_uleak_lock. */
+static void ms_uleak_stop(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ms_uleak_lock);
+	if (!ms_ul.owner)
+		return;
+	for (i = 0; i < ms_ul.nprobes; i++)
+		ms_uprobe_unregister(&ms_ul.probe[i].reg, &ms_ul.probe[i].uc);
+	ms_uprobe_unregister_sync();
+	for (i = 0; i < ms_ul.nprobes; i++)
+		iput(ms_ul.probe[i].reg.inode);
+	ms_ul.nprobes = 0;
+	mmdrop(ms_ul.mm);
+	WRITE_ONCE(ms_ul.mm, NULL);
+	vfree(ms_ul.allocs);
+	vfree(ms_ul.stk);
+	vfree(ms_ul.frames);
+	vfree(ms_ul.threads);
+	ms_ul.allocs = NULL;
+	ms_ul.stk = NULL;
+	ms_ul.frames = NULL;
+	ms_ul.threads = NULL;
+	ms_ul.bytes = 0;
+	ms_ul.owner = NULL;
+	ms_ul.pid = 0;
+}
+
+/* "pid PID": the session starts, for that process, owned by @file. */
+static int ms_uleak_start(struct file *file, pid_t nr)
+{
+	size_t a, s, f;
+	struct task_struct *task;
+	struct mm_struct *mm;
+
+	if (!MS_HAVE_UPROBES)
+		return -EOPNOTSUPP;
+	if (!MS_HAVE_USTACK_WALK)
+		return -EOPNOTSUPP;
+	if (ms_ul.owner)
+		return -EBUSY;
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task)
+		return -ESRCH;
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!mm)
+		return -ESRCH;		/* a kernel thread, or exiting */
+	ms_ul.seg_size = roundup_pow_of_two(clamp(uleak_size, 4096U, 4194304U)) / MS_ULEAK_SEGS;
+	ms_ul.nstacks = roundup_pow_of_two(clamp(uleak_stacks, 256U, 65536U));
+	ms_ul.bytes = ms_ul_sizes(&a, &s, &f);
+	ms_ul.allocs = ms_self_alloc(vzalloc(a));
+	ms_ul.stk = ms_self_alloc(vzalloc(s));
+	ms_ul.frames = ms_self_alloc(vzalloc(f));
+	ms_ul.threads = ms_self_alloc(vzalloc(MS_ULEAK_THREADS * sizeof(struct ms_uthread)));
+	if (!ms_ul.allocs || !ms_ul.stk || !ms_ul.frames || !ms_ul.threads) {
+		vfree(ms_ul.allocs);
+		vfree(ms_ul.stk);
+		vfree(ms_ul.frames);
+		vfree(ms_ul.threads);
+		ms_ul.allocs = NULL;
+		ms_ul.stk = NULL;
+		ms_ul.frames = NULL;
+		ms_ul.threads = NULL;
+		mmput(mm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	mmput(mm);
+	ms_ul.pid = nr;
+	ms_ul.min_age_ms = 0;
+	ms_ul.owner = file;
+	WRITE_ONCE(ms_ul.mm, mm);
+	return 0;
+}
+
+/* "probe PATH OFFSET FUNCTION": a uprobe on FUNCTION's first instruction in PATH. */
+static int ms_uleak_probe(char *args)
+{
+	char *path = strsep(&args, " "), *off = strsep(&args, " "), *fn = args;
+	struct ms_uprobe *p;
+	struct path kp;
+	struct inode *inode;
+	unsigned long long o;
+	int f, err;
+
+	if (!path || !off || !fn || kstrtoull(off, 0, &o))
+		return -EINVAL;
+	for (f = 0; f < MS_NR_UFUNCS && strcmp(fn, ms_ufunc_names[f]); f++)
+		;
+	if (f == MS_NR_UFUNCS)
+		return -EINVAL;
+	if (ms_ul.nprobes == MS_ULEAK_PROBES)
+		return -ENOSPC;
+	err = kern_path(path, LOOKUP_FOLLOW, &kp);
+	if (err)
+		return err;
+	inode = d_inode(kp.dentry);
+	if (!S_ISREG(inode->i_mode)) {
+		path_put(&kp);
+		return -EINVAL;
+	}
+	ihold(inode);
+	path_put(&kp);
+	p = &ms_ul.probe[ms_ul.nprobes];
+	memset(p, 0, sizeof(*p));
+	p->fn = f;
+	p->reg.inode = inode;
+	p->reg.offset = o;
+	p->uc.handler = ms_uleak_entry;
+	p->uc.filter = ms_uleak_filter;
+	/* free() and munmap() need no return. */
+	if (f != MS_UF_free && f != MS_UF_munmap)
+		p->uc.ret_handler = ms_uleak_return;
+	err = ms_uprobe_register(&p->reg, &p->uc);
+	if (err) {
+		iput(inode);
+		return err;
+	}
+	ms_ul.nprobes++;
+	return 0;
+}
+
+#define MS_ULEAK_LINE	512
+
+static ssize_t ms_uleak_write(struct file *file, const char __user *ubuf, size_t count,
+			      loff_t *ppos)
+{
+	char buf[MS_ULEAK_LINE], *cmd, *arg;
+	unsigned int v;
+	int err = -EINVAL;
+
+	if (count == 0 || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (strlen(buf) != count)
+		return -EINVAL;
+	cmd = strim(buf);
+	arg = strchr(cmd, ' ');
+	if (arg)
+		*arg++ = '\0';
+	mutex_lock(&ms_uleak_lock);
+	if (!strcmp(cmd, "pid") && arg && !kstrtouint(arg, 10, &v)) {
+		err = ms_uleak_start(file, v);
+	} else if (ms_ul.owner != file) {
+		err = ms_ul.owner ? -EBUSY : -ENOENT;	/* not this file's session */
+	} else if (!strcmp(cmd, "probe") && arg) {
+		err = ms_uleak_probe(arg);
+	} else if (!strcmp(cmd, "age") && arg && !kstrtouint(arg, 10, &v)) {
+		ms_ul.min_age_ms = v;
+		err = 0;
+	}
+	mutex_unlock(&ms_uleak_lock);
+	return err ?: count;
+}
+
+static int ms_uleak_release(struct inode *inode, struct file *file)
+{
+	mutex_lock(&ms_uleak_lock);
+	if (ms_ul.owner == file)
+		ms_uleak_stop();
+	mutex_unlock(&ms_uleak_lock);
+	return 0;
+}
+
+const struct file_operations ms_uleak_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.write = ms_uleak_write,
+	.release = ms_uleak_release,
+	.llseek = noop_llseek,
+};
+
+const struct ms_proc_ops ms_uleak_proc_ops = {
+	.MS_PROC(open) = nonseekable_open,
+	.MS_PROC(write) = ms_uleak_write,
+	.MS_PROC(release) = ms_uleak_release,
+	.MS_PROC_LSEEK = noop_llseek,
+};
+
+/* A stack's outstanding allocations, for the report. */
+struct ms_ul_sum {
+	u64 allocs, bytes, oldest;
+	u32 stack;
+};
+
+static int ms_ul_sum_cmp(const void *a, const void *b)
+{
+	const struct ms_ul_sum *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/*
+ * `uleak_outstanding`: the session's process's outstanding allocations at least "age MS" old, by stack, the most bytes first:
+ * "allocs bytes oldest_ms depth stack", the stack as faults_by_stack's.
+ * Allocations kept without a stack come last, with depth 0.
+ */
+static int ms_uleak_show(struct seq_file *m)
+{
+	unsigned int seg, i, n = 0, nsum;
+	struct ms_ul_sum *sum;
+	u64 now = get_jiffies_64(), min_age;
+	unsigned long flags;
+
+	mutex_lock(&ms_uleak_lock);
+	if (!ms_ul.owner) {
+		mutex_unlock(&ms_uleak_lock);
+		seq_puts(m, "# allocs bytes oldest_ms depth stack\n");
+		return 0;
+	}
+	nsum = ms_ul.nstacks + 1;	/* the last: no stack */
+	sum = ms_self_alloc(vzalloc(array_size(nsum, sizeof(*sum))));
+	if (!sum) {
+		mutex_unlock(&ms_uleak_lock);
+		return -ENOMEM;
+	}
+	min_age = msecs_to_jiffies(ms_ul.min_age_ms);
+	for (seg = 0; seg < MS_ULEAK_SEGS; seg++) {
+		struct ms_ualloc *e = ms_ul.allocs + (size_t)seg * ms_ul.seg_size;
+
+		raw_spin_lock_irqsave(&ms_ul_segs[seg].lock, flags);
+		for (i = 0; i < ms_ul.seg_size; i++) {
+			struct ms_ul_sum *s;
+			u64 age;
+
+			if (e[i].ptr <= MS_ULEAK_TOMB)
+				continue;
+			age = now - e[i].when;
+			if (age < min_age)
+				continue;
+			s = &sum[e[i].stack == MS_ULEAK_NO_STACK ? nsum - 1 : e[i].stack];
+			s->allocs++;
+			s->bytes += e[i].bytes;
+			s->oldest = max(s->oldest, age);
+		}
+		raw_spin_unlock_irqrestore(&ms_ul_segs[seg].lock, flags);
+		if (!(seg & 7))
+			cond_resched();
+	}
+	/* Compact the stacks that hold any, then sort them. */
+	for (i = 0; i < nsum; i++) {
+		if (!sum[i].allocs)
+			continue;
+		sum[n] = sum[i];
+		sum[n++].stack = i;
+	}
+	sort(sum, n, sizeof(*sum), ms_ul_sum_cmp, NULL);
+	seq_puts(m, "# allocs bytes oldest_ms depth stack\n");
+	for (i = 0; i < n; i++) {
+		u32 s = sum[i].stack;
+		bool stk = s < ms_ul.nstacks && smp_load_acquire(&ms_ul.stk[s].ready);
+
+		seq_printf(m, "%llu %llu %u", sum[i].allocs, sum[i].bytes,
+			   jiffies_to_msecs(sum[i].oldest));
+		ms_seq_frames(m, stk ? &ms_ul.frames[(size_t)s * ms_ustack_depth] : NULL,
+			      stk ? ms_ul.stk[s].depth : 0);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&ms_uleak_lock);
+	vfree(sum);
+	return 0;
+}
+
+static const struct ms_text ms_uleak_text = {
+	.file = "uleak_outstanding",
+	.show = ms_uleak_show,
+};
+
+static size_t ms_uleak_bytes(void)
+{
+	return READ_ONCE(ms_ul.bytes);
+}
+
+static void ms_uleak_version(struct seq_file *m)
+{
+	if (!MS_HAVE_UPROBES)
+		seq_puts(m, "uleak unavailable:kernel built without CONFIG_UPROBES\n");
+	else if (!MS_HAVE_USTACK_WALK)
+		seq_puts(m, "uleak unavailable:no user stack walker for this architecture\n");
+	else
+		seq_printf(m, "uleak size %u stacks %u\n",
+			   (unsigned int)roundup_pow_of_two(clamp(uleak_size, 4096U, 4194304U)),
+			   (unsigned int)roundup_pow_of_two(clamp(uleak_stacks, 256U, 65536U)));
+}
+
+static int __init ms_uleak_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MS_ULEAK_SEGS; i++)
+		raw_spin_lock_init(&ms_ul_segs[i].lock);
+	return ms_stat_set_add(&ms_uleak_stats) ?: ms_text_add(&ms_uleak_text);
+}
+
+/* Unloading ends a session still open (procfs files hold no module reference). */
+static void ms_uleak_exit(void)
+{
+	mutex_lock(&ms_uleak_lock);
+	ms_uleak_stop();
+	mutex_unlock(&ms_uleak_lock);
+}
+
+const struct ms_family ms_uleak_family __refconst = {
+	.init = ms_uleak_init,
+	.exit = ms_uleak_exit,
+	.bytes = ms_uleak_bytes,
+	.version = ms_uleak_version,
+};

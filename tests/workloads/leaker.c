@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * leaker GO_FILE: known outstanding allocations from known call chains,
+ * for memleak -p (tests/guest/61-memleak-user.sh).  Prints its pid, and
+ * allocates 7 blocks; then waits for GO_FILE to exist (the tracer is
+ * ready), frees those 7 (frees of memory allocated before tracing began),
+ * and makes, each from its own function called by main():
+ *   leak_malloc        10 x malloc(1000)                  10000 bytes
+ *   leak_calloc         5 x calloc(10, 100)                5000
+ *   leak_realloc        4 x realloc(malloc(100), 3000)    12000
+ *   leak_memalign       3 x posix_memalign(64, 2048)       6144
+ *   leak_aligned        2 x aligned_alloc(256, 512)        1024
+ *   leak_reallocarray   2 x reallocarray(NULL, 3, 100)      600
+ *   leak_mmap           3 x mmap(65536) anonymous, 1 unmapped  131072
+ * and 1000 malloc(64)/free pairs (churn), none of them outstanding; then
+ * exits.  Dynamic, without frame pointers, as distribution programs are.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+static void *volatile keep[64];
+static unsigned int nkeep;
+
+/* Stored after the call: never a tail call, so each function keeps its frame. */
+static void hold(void *p)
+{
+	if (!p) {
+		perror("leaker: allocation failed");
+		exit(1);
+	}
+	keep[nkeep++ % 64] = p;
+}
+
+NOINLINE void leak_malloc(void)
+{
+	hold(malloc(1000));
+}
+
+NOINLINE void leak_calloc(void)
+{
+	hold(calloc(10, 100));
+}
+
+NOINLINE void leak_realloc(void)
+{
+	void *p = malloc(100);
+
+	hold(realloc(p, 3000));
+}
+
+NOINLINE void leak_memalign(void)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, 2048))
+		p = NULL;
+	hold(p);
+}
+
+NOINLINE void leak_aligned(void)
+{
+	hold(aligned_alloc(256, 512));
+}
+
+NOINLINE void leak_reallocarray(void)
+{
+	hold(reallocarray(NULL, 3, 100));
+}
+
+NOINLINE void *leak_mmap(void)
+{
+	void *p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	hold(p == MAP_FAILED ? NULL : p);
+	return p;
+}
+
+NOINLINE void churn(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		char *volatile p = malloc(64);
+
+		free(p);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	void *early[7];
+	int i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: leaker GO_FILE\n");
+		return 2;
+	}
+	for (i = 0; i < 7; i++)
+		early[i] = malloc(50);
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	while (access(argv[1], F_OK))
+		usleep(10000);
+	for (i = 0; i < 7; i++)
+		free(early[i]);
+	for (i = 0; i < 10; i++)
+		leak_malloc();
+	for (i = 0; i < 5; i++)
+		leak_calloc();
+	for (i = 0; i < 4; i++)
+		leak_realloc();
+	for (i = 0; i < 3; i++)
+		leak_memalign();
+	for (i = 0; i < 2; i++)
+		leak_aligned();
+	for (i = 0; i < 2; i++)
+		leak_reallocarray();
+	for (i = 0; i < 2; i++)
+		leak_mmap();
+	munmap(leak_mmap(), 65536);
+	churn();
+	return 0;
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memleak -p PID: one process's outstanding user-space allocations by
+ * user stack, as BCC's memleak -p prints them (BPF Performance Tools,
+ * 7.3.2), through the module's uprobes (module/uleak.c).
+ * Copyright (C) 2026 The memscope authors.
+ *
+ * The allocator is the first file the process maps that defines malloc
+ * (the executable itself if it is linked statically, else its C
+ * library); each of its entry points is probed at the file offset its
+ * symbol table gives, through /proc/PID/map_files (the very file mapped,
+ * in any mount namespace).  The session is the open `uleak` file: it
+ * ends, and every uprobe comes off, when this tool ends however it ends.
+ * The report comes at each INTERVAL, or once when the process exits or
+ * Ctrl-C ends the trace: the allocations still outstanding, by stack,
+ * the most bytes first.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memscope.h"
+#include "parse.h"
+#include "symbols.h"
+
+/* module/uleak.c's MS_ULEAK_FUNCS; their arguments are the C library's. */
+static const char *const ufuncs[] = {
+	"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign",
+	"aligned_alloc", "memalign", "valloc", "pvalloc", "mmap", "munmap",
+};
+#define NFUNCS (sizeof(ufuncs) / sizeof(ufuncs[0]))
+
+struct allocator {
+	char path[4096];	/* as the maps name it */
+	char open[128];		/* /proc/PID/map_files/START-END */
+	uint64_t off[NFUNCS];	/* 0: not defined there */
+};
+
+/* The first file PID maps that defines malloc, and its entry points. */
+static int find_allocator(int64_t pid, struct allocator *a)
+{
+	char maps[64], line[4352], last[4096] = "";
+	FILE *fp;
+	int found = 0;
+
+	snprintf(maps, sizeof(maps), "/proc/%" PRId64 "/maps", pid);
+	fp = fopen(maps, "re");
+	if (!fp) {
+		ms_fail("cannot read %s: %s; is process %" PRId64 " running?", maps, strerror(errno),
+			pid);
+		return -1;
+	}
+	while (!found && fgets(line, sizeof(line), fp)) {
+		unsigned long long start, end, off, ino;
+		char path[4096] = "";
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %llu %4095[^\n]", &start, &end, &off, &ino,
+			   path) < 4 || !ino || path[0] != '/' || !strcmp(path, last))
+			continue;
+		snprintf(last, sizeof(last), "%s", path);
+		snprintf(a->open, sizeof(a->open), "/proc/%" PRId64 "/map_files/%llx-%llx", pid, start,
+			 end);
+		if (ms_symbols_find(a->open, ufuncs, NFUNCS, a->off) < 0) {
+			if (errno == ENOTSUP) {
+				ms_fail("this memscope was built without libelf (elfutils), and memleak -p finds the allocator by its symbols; install libelf-dev and rebuild");
+				fclose(fp);
+				return -1;
+			}
+			continue;
+		}
+		if (a->off[0]) {
+			snprintf(a->path, sizeof(a->path), "%s", path);
+			found = 1;
+		}
+	}
+	fclose(fp);
+	if (!found) {
+		ms_fail("process %" PRId64 " maps no file whose symbol table defines malloc: it may have exited, be a static executable stripped of its symbols, or use an allocator memleak -p does not know",
+			pid);
+		return -1;
+	}
+	return 0;
+}
+
+/* What a write to the session file failed with, said for a user. */
+static void session_error(const char *what, int err, int64_t pid)
+{
+	switch (err) {
+	case EBUSY:
+		ms_fail("%s: another memleak -p is tracing a process; memscope traces one at a time, end that one first", what);
+		break;
+	case ESRCH:
+		ms_fail("%s: process %" PRId64 " is gone (or is a kernel thread)", what, pid);
+		break;
+	case EOPNOTSUPP:
+		ms_fail("%s: this kernel cannot run memleak -p (built without CONFIG_UPROBES, or no user stack walker for its architecture: see `memscope status`)", what);
+		break;
+	default:
+		ms_fail("%s: %s", what, strerror(err));
+	}
+}
+
+static int say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int say(int fd, const char *fmt, ...)
+{
+	char buf[4352];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return write(fd, buf, (size_t)n) == n ? 0 : -1;
+}
+
+/* The process exited (or is a zombie, its memory gone): its report is final. */
+static bool process_gone(int64_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *fp;
+	bool gone = true;
+
+	snprintf(path, sizeof(path), "/proc/%" PRId64 "/stat", pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return true;
+	if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')) && p[1] == ' ')
+		gone = p[2] == 'Z' || p[2] == 'X';
+	fclose(fp);
+	return gone;
+}
+
+/* One report, in BCC's layout, the most bytes first. */
+static int report(const struct ms_opts *o, int64_t pid, bool final)
+{
+	uint64_t top = o->has_top ? o->top : 10, shown = 0, total = 0, bytes = 0;
+	int callocs, cbytes, coldest, cdepth;
+	struct ms_counters st;
+	struct ms_rows t;
+	struct timeval tv;
+	char hms[16], *data;
+	size_t len, r, i;
+
+	if (ms_load_stats(&st))
+		return 1;
+	if (ms_read("uleak_outstanding", &data, &len)) {
+		ms_stats_free(&st);
+		return 1;
+	}
+	if (ms_parse_table(data, len, &t)) {
+		free(data);
+		ms_stats_free(&st);
+		ms_fail("%s/uleak_outstanding is malformed, check that the module version matches this CLI (`memscope status`)",
+			ms_dir());
+		return 1;
+	}
+	free(data);
+	ms_warn_diag("uleak_outstanding", &t.diag);
+	callocs = ms_table_col(&t, "allocs");
+	cbytes = ms_table_col(&t, "bytes");
+	coldest = ms_table_col(&t, "oldest_ms");
+	cdepth = ms_table_col(&t, "depth");
+	if (callocs < 0 || cbytes < 0 || coldest < 0 || cdepth < 0 || !t.stack) {
+		ms_fail("%s/uleak_outstanding has no allocs, bytes, oldest_ms, depth and stack columns, check that the module version matches this CLI (`memscope status`)",
+			ms_dir());
+		ms_table_free(&t);
+		ms_stats_free(&st);
+		return 1;
+	}
+	ms_ustack_files_wait(&t);
+	gettimeofday(&tv, NULL);
+	ms_fmt_hms(hms, sizeof(hms), tv.tv_sec);
+	print_begin_record();
+	print_string(PRINT_ANY, "time", "[%s]", hms);
+	print_int(PRINT_ANY, "pid", " Process %d:", (int)pid);
+	print_uint(PRINT_ANY, "top", " Top %llu stacks with outstanding allocations", top);
+	if (o->has_min_age)
+		print_uint(PRINT_ANY, "min_age_ms", " (at least %llu ms old)", o->min_age_ms);
+	print_bool(PRINT_JSON, "exited", NULL, final);
+	print_fp(":\n");
+	open_json_array("stacks");
+	for (r = 0; r < t.nrows; r++) {
+		uint64_t n, b, age, depth;
+
+		if (!ms_table_u64(&t, r, (size_t)callocs, &n) ||
+		    !ms_table_u64(&t, r, (size_t)cbytes, &b) ||
+		    !ms_table_u64(&t, r, (size_t)coldest, &age) ||
+		    !ms_table_u64(&t, r, (size_t)cdepth, &depth))
+			continue;
+		total += n;
+		bytes += b;
+		if (shown >= top)
+			continue;
+		shown++;
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "bytes", "\t%llu bytes", b);
+		print_uint(PRINT_ANY, "allocs", " in %llu allocations from stack\n", n);
+		print_uint(PRINT_JSON, "oldest_ms", NULL, age);
+		open_json_array("frames");
+		if (!t.stack[r].n)
+			print_string(PRINT_ANY, NULL, "\t\t%s\n",
+				     "[no stack: memscope's uleak_stacks were all taken]");
+		for (i = 0; i < t.stack[r].n; i++) {
+			char *line = ms_ustack_frame_line(pid, t.stack[r].ip[i], true);
+
+			print_string(PRINT_ANY, NULL, "\t\t%s\n", line);
+			free(line);
+		}
+		close_json_array();
+		close_json_object();
+	}
+	close_json_array();
+	print_uint(PRINT_ANY, "outstanding_allocs", "TOTAL: %llu allocations", total);
+	print_uint(PRINT_ANY, "outstanding_bytes", ", %llu bytes outstanding", bytes);
+	print_uint(PRINT_ANY, "unknown_frees", ", %llu frees of memory allocated before tracing began\n",
+		   ms_stats_val(&st, "uleak_unknown_frees"));
+	{
+		uint64_t dropped = ms_stats_val(&st, "uleak_dropped");
+		uint64_t nostack = ms_stats_val(&st, "uleak_stacks_full");
+		uint64_t lost = ms_stats_val(&st, "uleak_threads_full") +
+				ms_stats_val(&st, "uleak_lost_calls");
+
+		print_uint(PRINT_JSON, "dropped", NULL, dropped);
+		print_uint(PRINT_JSON, "no_stack", NULL, nostack);
+		print_uint(PRINT_JSON, "calls_not_followed", NULL, lost);
+		if (dropped)
+			print_fp("WARNING: %llu allocation%s not tracked: the outstanding table had no room. Load memscope with a larger uleak_size\n",
+				 (unsigned long long)dropped, dropped == 1 ? " was" : "s were");
+		if (nostack)
+			print_fp("WARNING: %llu allocation%s kept without a stack: the stacks table was full. Load memscope with a larger uleak_stacks\n",
+				 (unsigned long long)nostack, nostack == 1 ? " was" : "s were");
+		if (lost)
+			print_fp("WARNING: %llu allocator call%s not followed (too many threads in the allocator at once, or calls nested too deep): their allocations are missing\n",
+				 (unsigned long long)lost, lost == 1 ? " was" : "s were");
+	}
+	if (o->has_interval)
+		print_nl();
+	print_end_record();
+	ms_table_free(&t);
+	ms_stats_free(&st);
+	return 0;
+}
+
+int ms_memleak_process(const struct ms_opts *o)
+{
+	struct allocator *a = ms_xcalloc(1, sizeof(*a));
+	char *path = NULL;
+	int fd = -1, ret = 1, nprobes = 0;
+	uint64_t reports = 0;
+	double next;
+	void *pre = NULL;
+	size_t i, j;
+	bool gone = false;
+
+	if (o->has_pid && o->pid <= 0) {
+		ms_fail("-p takes a process ID, not %" PRId64, o->pid);
+		goto out;
+	}
+	if (find_allocator(o->pid, a))
+		goto out;
+	path = ms_path("uleak");
+	fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			ms_fail("%s/uleak is missing: this memscope module predates memleak -p; load one built from this CLI's sources",
+				ms_dir());
+		else
+			ms_fail("cannot open %s: %s", path ? path : "uleak", strerror(errno));
+		goto out;
+	}
+	if (say(fd, "pid %" PRId64, o->pid)) {
+		session_error("cannot start tracing", errno, o->pid);
+		goto out;
+	}
+	if (o->has_min_age && say(fd, "age %" PRIu64, o->min_age_ms)) {
+		session_error("cannot set -o", errno, o->pid);
+		goto out;
+	}
+	for (i = 0; i < NFUNCS; i++) {
+		if (!a->off[i])
+			continue;
+		/* One function under two names (glibc's memalign and aligned_alloc): probed once. */
+		for (j = 0; j < i && a->off[j] != a->off[i]; j++)
+			;
+		if (j < i)
+			continue;
+		if (say(fd, "probe %s %#" PRIx64 " %s", a->open, a->off[i], ufuncs[i])) {
+			int err = errno;
+			char *what = ms_xasprintf("cannot probe %s in %s", ufuncs[i], a->path);
+
+			session_error(what, err, o->pid);
+			free(what);
+			goto out;
+		}
+		nprobes++;
+	}
+	if (!o->json)
+		fprintf(stderr, "Tracing %d allocator functions of %s in process %" PRId64 ". Hit Ctrl-C to end.\n",
+			nprobes, a->path, o->pid);
+	pre = ms_ustack_preload_start();
+	next = ms_now_mono() + (o->has_interval ? o->interval : 0);
+	while (!ms_stop) {
+		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
+		if (ms_stop)
+			break;
+		ms_ustack_preload_tick(pre);
+		gone = process_gone(o->pid);
+		if (gone)
+			break;
+		if (o->has_interval && ms_now_mono() >= next) {
+			if (report(o, o->pid, false))
+				goto out;
+			next += o->interval;
+			if (o->count && ++reports >= o->count) {
+				ret = 0;
+				goto out;
+			}
+		}
+	}
+	ret = report(o, o->pid, gone);
+	if (!ret && gone && !o->json)
+		fprintf(stderr, "Process %" PRId64 " exited: the allocations above were never freed.\n",
+			o->pid);
+out:
+	if (pre)
+		ms_ustack_preload_end(pre);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(a);
+	return ret;
+}

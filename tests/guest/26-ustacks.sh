@@ -21,6 +21,11 @@
 #   - After a churn of short-lived processes (ls and python3 among them),
 #     an idle process's stacks are all kept, row for row, in the default
 #     table; in a small one, faults --stacks names any it lost.
+#   - With a table of one file (ustack_files=1), the frames of every other
+#     file stay addresses: faults --stacks warns with the count stats has
+#     (ustack_files_full), and of ustack_mm_busy exactly when it is not 0;
+#     -j gives those counts and unwind_frames and unwind_no_table as
+#     stats has them.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v strace > /dev/null || fail "strace is not installed (make deps installs it)"
@@ -224,4 +229,36 @@ churn 1024
 	fail "stacker's rows changed while it was idle: $(diff /tmp/t26.rows0 /tmp/t26.rows1 | head -5 | tr '\n' ' ')"
 expect_eq "1024 rows: stacker's fault_a and fault_b faults after the churn" "$kept" $((ka + kb))
 churn 256
+
+# One slot of files: the first file's frames take it, every other file's
+# stay addresses.  Read with the probe off, so that stats holds still.
+ms_load ustack_files=1
+echo enable faultstacks > $D/control || fail "enable faultstacks"
+run
+finish
+echo disable faultstacks > $D/control || fail "disable faultstacks"
+"$CLI" faults --stacks --kept > /dev/null 2> /tmp/t26.err ||
+	fail "memscope faults --stacks, ustack_files=1: $(cat /tmp/t26.err)"
+"$CLI" -j faults --stacks --kept > /tmp/t26.small.json 2> /dev/null ||
+	fail "memscope -j faults --stacks, ustack_files=1"
+full=$(ms_stat ustack_files_full) busy=$(ms_stat ustack_mm_busy)
+expect_ge "ustack_files=1: frames kept as addresses (ustack_files_full)" "$full" 1
+grep -q "^Warning: $full user stack frames\{0,1\} w[a-z]* kept as addresses: the module's table of files was full (stats: ustack_files_full).* Load memscope with a larger ustack_files\$" /tmp/t26.err ||
+	fail "ustack_files_full is $full, faults --stacks said: $(cat /tmp/t26.err)"
+if [ "$busy" = 0 ]; then
+	grep -q ustack_mm_busy /tmp/t26.err && fail "ustack_mm_busy is 0, faults --stacks said: $(cat /tmp/t26.err)"
+else
+	grep -q "^Warning: $busy user stacks\{0,1\} w[a-z]* kept as addresses, .*(stats: ustack_mm_busy)" /tmp/t26.err ||
+		fail "ustack_mm_busy is $busy, faults --stacks said: $(cat /tmp/t26.err)"
+fi
+diag "ustack_files=1: ustack_files_full $full, ustack_mm_busy $busy, both said as such"
+python3 - $D/stats << 'EOF' || fail "see above"
+import json, sys
+stats = dict(l.split()[:2] for l in open(sys.argv[1]) if len(l.split()) >= 2)
+rec = json.loads(open("/tmp/t26.small.json").read())
+for k in ("ustack_files_full", "ustack_mm_busy", "unwind_frames", "unwind_no_table"):
+    if rec.get(k) != int(stats.get(k, 0)):
+        sys.exit("# FAIL: -j %s is %r, stats has %s" % (k, rec.get(k), stats.get(k)))
+print("# -j: ustack_files_full, ustack_mm_busy, unwind_frames, unwind_no_table as stats has them")
+EOF
 exit 0

@@ -12,6 +12,8 @@
 #   - Debian's python3 (no frame pointers, nor has glibc), run after that
 #     and read with --kept after it exited: at least 90% of its faults
 #     are in stacks of 5 frames or more, every frame named.
+#     -j counts the frames walked by tables and by frame pointers as stats
+#     does.
 #   - brkstack of sbrker (frame pointers, its heap grown through glibc's
 #     sbrk): sbrk's caller grow_heap and its caller grow are in the stack,
 #     which the frame-pointer walk skips.
@@ -138,6 +140,14 @@ echo disable brkstack > $D/control || fail "disable brkstack"
 	fail "brkstack --kept: $(cat /tmp/t39.err)"
 grep -E '^unwind_' $D/stats | tr '\n' ' ' | sed 's/^/# /'
 echo
+# -j: the frames walked by table and by frame pointers, as stats has them
+# (the probes are off: it holds still).
+"$CLI" -j faults --stacks --kept -p "$pid" > /tmp/t39.json 2> /tmp/t39.err ||
+	fail "-j faults --stacks --kept: $(cat /tmp/t39.err)"
+for k in unwind_frames unwind_no_table; do
+	expect_eq "-j $k" "$(sed -n "s/.*\"$k\":\([0-9]*\).*/\1/p" /tmp/t39.json)" "$(ms_stat $k)"
+done
+expect_ge "frames walked by unwind tables (unwind_frames)" "$(ms_stat unwind_frames)" 1
 named_deep /tmp/t39.faults
 diag "python3 pid $pid: $good of $all faults in named stacks of 5 frames or more"
 awk '{ print $NF, $0 }' /tmp/t39.faults | sort -rn | head -n 5 | cut -c1-300 | sed 's/^/# /'

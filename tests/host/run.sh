@@ -814,6 +814,25 @@ t_stacks() {
 	rc_is 0 && line_is 1 "stacker;$m;$b;$g 7" && has_err "built without libelf"
 }
 t "faults --stacks, brkstack: frames named from maps and symbols, folded; raw without libelf" t_stacks
+# Frames left as addresses are said on stderr, each cause with its stats
+# counter and what to do, and only when its count moved; -j gives the
+# counts, and those of frames walked by table and by frame pointers.
+t_stacks_raw() {
+	local d=$T/stkraw
+	rm -rf "$d" && cp -r "$FX/basic" "$d" || return 1
+	printf '# pid comm brk depth stack\n1 init 9 1 0x401000\n' > "$d/brk_by_stack"
+	printf '%s\n' "ustack_mm_busy 3" "ustack_files_full 1" "unwind_frames 40" "unwind_no_table 2" >> "$d/stats"
+	ms --dir "$d" brkstack
+	rc_is 0 && has_err "3 user stacks were kept as addresses, recorded while their process changed its memory map (stats: ustack_mm_busy)" &&
+		has_err "1 user stack frame was kept as addresses: the module's table of files was full (stats: ustack_files_full)" &&
+		has_err "Load memscope with a larger ustack_files" || return 1
+	ms --dir "$d" -j brkstack -p 1
+	rc_is 0 && has '"ustack_mm_busy":3,"ustack_files_full":1,"unwind_frames":40,"unwind_no_table":2' &&
+		has_err "(stats: ustack_mm_busy, every process's)" || return 1
+	sed -i 's/^ustack_mm_busy 3$/ustack_mm_busy 0/' "$d/stats" && ms --dir "$d" brkstack
+	rc_is 0 && ! grep -q ustack_mm_busy "$T/err" || { echo "a warning for ustack_mm_busy 0"; show; return 1; }
+}
+t "faults --stacks, brkstack: frames left as addresses are warned of; -j counts frames by table and frame pointer" t_stacks_raw
 
 # Symbols as distributions ship them.  symsrc (tests/host/symsrc.c, -g
 # -O2 -rdynamic) has main() and exported_entry() in .dynsym, static_work()

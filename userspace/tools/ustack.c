@@ -646,7 +646,7 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 	const struct ssnap *prev = pv, *now = nv;
 	bool reset = prev && ms_reset_between(&now->stats, &prev->stats);
 	struct folded *f = ms_xcalloc(now->n, sizeof(*f));
-	uint64_t full;
+	uint64_t full, busy, nofile;
 	size_t i, n = 0, out = 0;
 
 	for (i = 0; i < now->n; i++) {
@@ -681,7 +681,16 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 	}
 	close_json_array();
 	full = ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "dropped");
+	busy = ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "ustack_mm_busy");
+	nofile = ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "ustack_files_full");
 	print_uint(PRINT_JSON, "dropped", NULL, full);
+	print_uint(PRINT_JSON, "ustack_mm_busy", NULL, busy);
+	print_uint(PRINT_JSON, "ustack_files_full", NULL, nofile);
+	/* Frames the walk took by a table, and by the frame-pointer step for want of one. */
+	print_uint(PRINT_JSON, "unwind_frames", NULL,
+		   ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "unwind_frames"));
+	print_uint(PRINT_JSON, "unwind_no_table", NULL,
+		   ms_stat_delta(&now->stats, prev ? &prev->stats : NULL, "unwind_no_table"));
 	ms_warn_reuse(c->file, strcmp(c->what, "brk") ? c->what : "brk calls", true, c->o->has_pid,
 		      &now->reuse, prev ? &prev->reuse : NULL);
 	print_end_record();
@@ -690,6 +699,15 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 	if (full)
 		print_warn("%llu event%s not counted: a table was full of processes and stacks that are still running and unread (stats: dropped). Read more often, or load memscope with a larger table_size",
 			   (unsigned long long)full, full == 1 ? " was" : "s were");
+	/* Counted for every process and both tools: -p does not narrow them. */
+	if (busy)
+		print_warn("%llu user stack%s kept as addresses, recorded while %s process changed its memory map (stats: ustack_mm_busy%s): a stack's frames are named from /proc/PID/maps while its process runs, else show as [unknown]. Read with an INTERVAL to name them before their processes exit",
+			   (unsigned long long)busy, busy == 1 ? " was" : "s were",
+			   busy == 1 ? "its" : "their", c->o->has_pid ? ", every process's" : "");
+	if (nofile)
+		print_warn("%llu user stack frame%s kept as addresses: the module's table of files was full (stats: ustack_files_full%s): a frame is named from /proc/PID/maps while its process runs, else shows as [unknown]. Load memscope with a larger ustack_files",
+			   (unsigned long long)nofile, nofile == 1 ? " was" : "s were",
+			   c->o->has_pid ? ", every process's" : "");
 	free(f);
 	return 0;
 }

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The CLI over the netlink family (--netlink, MEMSCOPE_NETLINK=1): 40-cli's
-# checks run again over it; with every probe disabled after it ran
+# The CLI over the netlink family (--netlink, MEMSCOPE_NETLINK=1): without
+# the module it says to load it; with every probe disabled after a workload
 # (nothing can move between two reads, and each tool shows what it kept),
 # every tool prints, in text and in JSON, byte for byte what it prints
-# from the files; monitor shows every reclaim and the OOM
+# from the files (40-cli checks those), succeeds where 40-cli wants it to,
+# and its JSON parses; an interval report reads the family each time;
+# monitor shows every reclaim and the OOM
 # kill the module counted, or says how many it lost (through the events
 # file, and says so, where the kernel has no groups); a caller without
 # CAP_SYS_ADMIN is told what it lacks, and so is one in another network
@@ -29,27 +31,24 @@ trap cleanup EXIT
 
 ms_unload
 $CLI --netlink status > /tmp/out 2>&1
+rc=$?
 grep -q 'built without libnl' /tmp/out &&
 	fail "$CLI was built without libnl-genl-3: apt-get install libnl-genl-3-dev (make deps), then make cli"
+[ $rc != 0 ] || fail "--netlink status succeeded without the module: $(cat /tmp/out)"
+grep -q 'modprobe memscope' /tmp/out || fail "--netlink status without the module, no modprobe hint: $(cat /tmp/out)"
+diag "not loaded: $(head -n 1 /tmp/out)"
 
 # analyze needs no module: without the family it says so, /proc only.
 $CLI --netlink analyze 1 > /tmp/out 2>&1 || fail "analyze --netlink without the module: $(cat /tmp/out)"
 grep -q 'without the module (memscope module not loaded): /proc only' /tmp/out ||
 	fail "analyze --netlink without the module: $(head -n 3 /tmp/out)"
 
-# 40-cli.sh, every read through netlink.
-MEMSCOPE_NETLINK=1 sh "$(dirname "$0")/40-cli.sh" > /tmp/40-netlink.out 2>&1
-rc=$?
-sed 's/^# /# [netlink] /' /tmp/40-netlink.out
-# Its one allowed skip: the kernel has no compaction tracepoints, which it
-# names once every other check has passed.  This test then skips too, at
-# its end.
-nocompact=
-[ $rc = 4 ] && tail -n 1 /tmp/40-netlink.out | grep -qF "# SKIP kernel lacks $COMPACTION_TP" && nocompact=1 rc=0
-expect_eq "40-cli.sh with MEMSCOPE_NETLINK=1, exit status" $rc 0
-
 # monitor: a memcg OOM, its reclaims before it; the ring holds them all.
 ms_load ring_size=4096
+# Without compaction's tracepoints compact says so over both doors, and
+# this test is a "kernel lacks" skip at its end.
+nocompact=
+no_compaction_tp && nocompact=1
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 { mkdir -p $CG && echo 32M > $CG/memory.max; } || lacks "the cgroup2 memory controller"
 [ -e $CG/memory.swap.max ] && echo 0 > $CG/memory.swap.max
@@ -169,7 +168,8 @@ fi
 for f in memleak slabtop mmapsnoop shmsnoop brkstack faultstacks; do
 	echo "enable $f" > $D/control || fail "enable $f"
 done
-"$W/touch_anon" 500 > /dev/null
+"$W/touch_anon" 500 > /tmp/anon.out
+apid=$(awk '{ print $2 }' /tmp/anon.out)
 "$W/mapper" "$W/mapper" > /dev/null || fail "mapper failed"
 $CLI status > /dev/null
 echo "disable all" > $D/control || fail "disable all"
@@ -226,8 +226,10 @@ born_before_quiet nl "$u3"
 same3 || fail "memleak_allocations born before $quiet s + 1: file, msread, msread --netlink: $(diff /tmp/file.out /tmp/files.out | head -n 4) $(diff /tmp/files.out /tmp/nl.out | head -n 8)"
 diag "memleak_allocations: $(($(wc -l < /tmp/nl.out) - 1)) rows born before the quiet second read the same three ways"
 diag "$(echo "$files" | wc -w) files read the same over netlink (memleak and memleak_allocations without their ages)"
-for f in faults_by_pid faults_by_stack memleak slab oom direct_reclaim mmap hist_raw/fault_latency_ns; do
-	[ "$(grep -vc '^#' $D/$f)" -ge 1 ] || fail "$f has no rows: compared empty"
+rows="faults_by_pid faults_by_stack memleak slab oom direct_reclaim mmap hist_raw/fault_latency_ns shrinkers"
+[ -n "$nocompact" ] || rows="$rows compaction"
+for f in $rows; do
+	[ "$(grep -vc '^#' "$D/$f")" -ge 1 ] || fail "$f has no rows: compared empty"
 done
 
 # Then every tool, in text and JSON.  The probes that stay quiet here are
@@ -245,6 +247,7 @@ nosource() { sed -E -e '/^directory \//d; /^netlink family memscope$/d' \
 		 -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/HH:MM:SS/g' \
 		 -e 's/\(oldest [0-9]+ ms\)/(oldest N ms)/g; s/"oldest_ms":[0-9]+/"oldest_ms":N/g'; }
 n=0 off=
+{ rm -rf /tmp/t41j && mkdir /tmp/t41j; } || fail "mkdir /tmp/t41j"
 # The opt-in tools with --kept: without it they would turn their family
 # on again (and memleak's comes on with an empty table) and trace.
 for tool in status faults "faults --hist" "faults --stacks --kept" ffaults swapin \
@@ -254,27 +257,66 @@ for tool in status faults "faults --hist" "faults --stacks --kept" ffaults swapi
 	    "shmsnoop --last --kept" "brkstack --kept" export "export --prometheus"; do
 	for j in "" -j; do
 		# shellcheck disable=SC2086
-		$CLI $j $tool > /tmp/files.out 2>&1
+		$CLI $j $tool > /tmp/files.out 2> /tmp/files.err
 		rf=$?
 		# shellcheck disable=SC2086
-		$CLI --netlink $j $tool > /tmp/nl.out 2>&1
+		$CLI --netlink $j $tool > /tmp/nl.out 2> /tmp/nl.err
 		rn=$?
 		[ "$rn" = "$rf" ] ||
-			fail "memscope $j $tool: exit status $rn over netlink, $rf over files: $(head -c 300 /tmp/nl.out)"
-		nosource < /tmp/files.out > /tmp/files.cmp
-		nosource < /tmp/nl.out > /tmp/nl.cmp
-		cmp -s /tmp/files.cmp /tmp/nl.cmp ||
-			fail "memscope $j $tool differs over netlink: $(diff /tmp/files.cmp /tmp/nl.cmp | head -n 8)"
+			fail "memscope $j $tool: exit status $rn over netlink, $rf over files: $(head -c 300 /tmp/nl.err)"
+		for o in out err; do
+			nosource < /tmp/files.$o > /tmp/files.cmp
+			nosource < /tmp/nl.$o > /tmp/nl.cmp
+			cmp -s /tmp/files.cmp /tmp/nl.cmp ||
+				fail "memscope $j $tool differs over netlink (std$o): $(diff /tmp/files.cmp /tmp/nl.cmp | head -n 8)"
+		done
 		n=$((n + 1))
-		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool: $(grep -m 1 Error /tmp/files.out)"
-		# A tool that ran on kept data: compared with that data in it.
-		case $tool in compact*) [ -z "$nocompact" ] || continue ;; esac
-		case $tool in status|faults*|ffaults|compact*|memleak*|slabtop*|mmapsnoop*|shmsnoop*|brkstack*|export*)
-			[ "$rf" = 0 ] || fail "memscope $j $tool failed, so it was compared without data: $(head -c 300 /tmp/files.out)" ;;
+		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool: $(grep -m 1 Error /tmp/files.err)"
+		case $tool in compact*) if [ -n "$nocompact" ]; then
+			cat /tmp/nl.out /tmp/nl.err > /tmp/nl.all
+			compact_refused /tmp/nl.all || fail "memscope $j $tool over netlink without compaction probes: $(cat /tmp/nl.all)"
+			continue
+		fi ;; esac
+		# A tool that ran on kept data: compared with that data in it;
+		# and every tool 40-cli runs must succeed, as it does there.
+		case $tool in status|faults*|ffaults|swapin|hfaults|"oomkill --last"|"drsnoop --last"|vmscan|shrinkers|\
+			      compact*|memleak*|slabtop*|mmapsnoop*|shmsnoop*|brkstack*|export*)
+			[ "$rf" = 0 ] || fail "memscope $j $tool failed, so it was compared without data: $(head -c 300 /tmp/files.err)" ;;
 		esac
+		# JSON, read all at once below: the tool, then what it printed.
+		[ -z "$j" ] || [ "$rf" != 0 ] || { echo "$tool"; cat /tmp/nl.out; } > /tmp/t41j/$n
+		[ "$tool" != "export --prometheus" ] || [ -n "$j" ] || cp /tmp/nl.out /tmp/metrics
 	done
 done
 diag "$n tool runs print the same over files and netlink; of those that failed, each the same way: ${off#, }"
+# Each line of a -j run that succeeded parses; at least one, but where
+# only the rings' last events are asked for (they may have none).
+python3 - /tmp/t41j/* << 'PY' || fail "see above"
+import json, sys
+for path in sys.argv[1:]:
+    lines = open(path).read().splitlines()
+    tool, out = lines[0], [l for l in lines[1:] if l.strip()]
+    try:
+        for l in out:
+            json.loads(l)
+    except ValueError as e:
+        sys.exit("# FAIL: memscope --netlink -j %s printed invalid JSON (%s): %.300s" % (tool, e, l))
+    if not out and "--last" not in tool.split():
+        sys.exit("# FAIL: memscope --netlink -j %s printed nothing" % tool)
+print("# %d -j runs over netlink printed valid JSON lines" % (len(sys.argv) - 1))
+PY
+if command -v promtool > /dev/null; then
+	promtool check metrics < /tmp/metrics > /tmp/prom 2>&1 || fail "promtool, export --prometheus over netlink: $(head -n 5 /tmp/prom)"
+fi
+# The numbers: touch_anon's row of faults -p, the file's row.
+got=$($CLI --netlink faults -p "$apid" 2> /dev/null | awk -v p="$apid" '$1 == p && $2 == "touch_anon" { print $3 }')
+expect_eq "memscope --netlink faults -p $apid (touch_anon)" "$got" "$(table_col faults_by_pid "$apid" 1 touch_anon)"
+expect_ge "touch_anon faults" "$got" 500
+# Intervals: each report reads the family again.
+$CLI --netlink vmscan 0.2 2 > /tmp/out 2> /tmp/err || fail "--netlink vmscan 0.2 2: $(cat /tmp/err)"
+grep -q 'S-SLABms *D-RECLAIMms *M-RECLAIMms *KSWAPD *WRITEPAGE' /tmp/out ||
+	fail "--netlink vmscan header: $(head -n 2 /tmp/out)"
+expect_eq "--netlink vmscan rows for 0.2 2" "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} ' /tmp/out)" 2
 for tool in faults ffaults compact "memleak --kept" "slabtop --kept" "mmapsnoop --last --kept" \
 	    "shmsnoop --last --kept" "brkstack --kept"; do
 	[ "$tool" = compact ] && [ -n "$nocompact" ] && continue
@@ -352,5 +394,5 @@ if nl_groups_absent; then
 	expect_ge "events lost (the ring went round)" "$2" 1
 	expect_ge "reclaims shown + events lost vs the module's reclaim counts' delta" $(($1 + $2)) $((r1 - r0))
 fi
-[ -z "$nocompact" ] || lacks "$COMPACTION_TP: 40-cli.sh over netlink said so, every other check passed"
+[ -z "$nocompact" ] || lacks "$COMPACTION_TP: memscope compact over netlink says so, every other check passed"
 exit 0

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * leaker GO_FILE: known outstanding allocations from known call chains,
+ * leaker GO_FILE [STOP_FILE]: known outstanding allocations from known call chains,
  * for memleak -p (tests/guest/61-memleak-user.sh).  Prints its pid, and
  * allocates 7 blocks; then waits for GO_FILE to exist (the tracer is
  * ready), frees those 7 (frees of memory allocated before tracing began),
@@ -13,11 +13,15 @@
  *   leak_reallocarray   2 x reallocarray(NULL, 3, 100)      600
  *   leak_mmap           3 x mmap(65536) anonymous, 1 unmapped  131072
  * and 1000 malloc(64)/free pairs (churn), none of them outstanding; then
- * exits.  Dynamic, without frame pointers, as distribution programs are.
+ * exits.  With STOP_FILE, it then fills, checks and frees a block in a
+ * loop until STOP_FILE exists, and fails if a block ever reads back wrong
+ * (the program must run on correctly while memscope unloads under it).
+ * Dynamic, without frame pointers, as distribution programs are.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -80,6 +84,29 @@ NOINLINE void *leak_mmap(void)
 	return p;
 }
 
+/* Blocks filled, checked and freed until @stop exists: 0, or 1 if one read back wrong. */
+NOINLINE int loop(const char *stop)
+{
+	unsigned long n;
+
+	for (n = 0;; n++) {
+		unsigned char *p = malloc(4096);
+		int i;
+
+		if (!p)
+			return 1;
+		memset(p, (int)(n & 0xff), 4096);
+		for (i = 0; i < 4096; i++)
+			if (p[i] != (n & 0xff))
+				return 1;
+		free(p);
+		if (n % 1000 == 0 && !access(stop, F_OK))
+			break;
+	}
+	printf("%lu\n", n);
+	return 0;
+}
+
 NOINLINE void churn(void)
 {
 	int i;
@@ -96,8 +123,8 @@ int main(int argc, char **argv)
 	void *early[7];
 	int i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: leaker GO_FILE\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: leaker GO_FILE [STOP_FILE]\n");
 		return 2;
 	}
 	for (i = 0; i < 7; i++)
@@ -124,5 +151,5 @@ int main(int argc, char **argv)
 		leak_mmap();
 	munmap(leak_mmap(), 65536);
 	churn();
-	return 0;
+	return argc == 3 ? loop(argv[2]) : 0;
 }

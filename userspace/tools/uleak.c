@@ -281,6 +281,8 @@ int ms_memleak_process(const struct ms_opts *o)
 			ms_fail("cannot open %s: %s", path ? path : "uleak", strerror(errno));
 		goto out;
 	}
+	/* Its files' unwind tables first: the first allocations' stacks need them. */
+	pre = ms_ustack_preload_start();
 	if (say(fd, "pid %" PRId64, o->pid)) {
 		session_error("cannot start tracing", errno, o->pid);
 		goto out;
@@ -310,12 +312,16 @@ int ms_memleak_process(const struct ms_opts *o)
 	if (!o->json)
 		fprintf(stderr, "Tracing %d allocator functions of %s in process %" PRId64 ". Hit Ctrl-C to end.\n",
 			nprobes, a->path, o->pid);
-	pre = ms_ustack_preload_start();
 	next = ms_now_mono() + (o->has_interval ? o->interval : 0);
 	while (!ms_stop) {
 		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
 		if (ms_stop)
 			break;
+		if (access(path, F_OK)) {
+			ms_fail("memscope was unloaded while memleak -p traced process %" PRId64 ": its uprobes and counts went with it; load memscope and run memleak -p again",
+				o->pid);
+			goto out;
+		}
 		ms_ustack_preload_tick(pre);
 		gone = process_gone(o->pid);
 		if (gone)

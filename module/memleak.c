@@ -109,16 +109,10 @@ MODULE_PARM_DESC(memleak_sample, "Keep 1 in N allocations, chosen by pointer (1.
 static u32 ms_leak_sample __read_mostly = 1;
 
 /*
- * Open addressing within a segment: a pointer lives in one of the
- * MS_LEAK_REACH slots from its hash's slot on.  A slot is empty (0, never
- * used since the last clear), a tombstone (freed: searches go on past it),
- * or holds a pointer.  An insert takes the first empty slot or tombstone,
- * so no pointer ever lies past an empty slot in its window, and every
- * search stops at the first empty one: in a table that is not crowded,
- * after a slot or two instead of all MS_LEAK_REACH.  A free turns its
- * slot empty when the next one is, and the tombstones before it with it.
+ * Open addressing within a segment, with tombstones (ms_ptr_slot() and
+ * ms_ptr_remove(), memscope.h): in a table that is not crowded, a search
+ * stops after a slot or two instead of all MS_LEAK_REACH.
  */
-#define MS_LEAK_TOMB	1UL	/* ZERO_OR_NULL_PTR: never an allocation */
 
 /*
  * The segment is the hash's low 8 bits and the slot the next up to 14.  A
@@ -197,8 +191,8 @@ static __always_inline bool ms_leak_sampled_out(unsigned long ptr)
 static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 			unsigned int nframes, u32 bytes, enum ms_leak_kind kind)
 {
-	struct ms_leak *seg, *free = NULL;
-	unsigned int s, slot, i;
+	struct ms_leak *e;
+	unsigned int s, slot;
 	unsigned long flags;
 	bool skip;
 
@@ -208,49 +202,34 @@ static void ms_leak_add(unsigned long ptr, const unsigned long *frames,
 	s = ms_leak_seg(ptr, &slot, &skip);
 	if (skip)
 		return;
-	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
-	for (i = 0; i < MS_LEAK_REACH; i++) {
-		struct ms_leak *e = &seg[(slot + i) & (ms_leak_seg_size - 1)];
-
-		/*
-		 * The same pointer again: 6.x's large kmalloc reports one
-		 * allocation twice, from inside and then for its caller, and
-		 * the later report names the caller; or a free was not seen
-		 * (kfree_bulk(), as kfree_rcu() batches use it) and the memory
-		 * is in use again.  Either way one entry, the latest.
-		 */
-		if (e->ptr == ptr) {
-			free = e;
-			break;
-		}
-		if (e->ptr == 0) {
-			if (!free)
-				free = e;
-			break;
-		}
-		if (e->ptr == MS_LEAK_TOMB && !free)
-			free = e;
-	}
-	if (free) {
-		free->when = get_jiffies_64();
-		free->ptr = ptr;
-		free->bytes = bytes;
-		free->kind = kind;
-		memcpy(free->frames, frames, nframes * sizeof(*frames));
-		memset(free->frames + nframes, 0, (MS_LEAK_FRAMES - nframes) * sizeof(*frames));
+	/*
+	 * The same pointer again: 6.x's large kmalloc reports one allocation
+	 * twice, from inside and then for its caller, and the later report
+	 * names the caller; or a free was not seen (kfree_bulk(), as
+	 * kfree_rcu() batches use it) and the memory is in use again.  Either
+	 * way one entry, the latest.
+	 */
+	e = ms_ptr_slot(ms_leaks + (size_t)s * ms_leak_seg_size, sizeof(*e), ms_leak_seg_size,
+			slot, MS_LEAK_REACH, ptr);
+	if (e) {
+		e->when = get_jiffies_64();
+		e->ptr = ptr;
+		e->bytes = bytes;
+		e->kind = kind;
+		memcpy(e->frames, frames, nframes * sizeof(*frames));
+		memset(e->frames + nframes, 0, (MS_LEAK_FRAMES - nframes) * sizeof(*frames));
 	}
 	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
-	if (!free)
+	if (!e)
 		ms_stat_inc(memleak, MS_memleak_dropped);
 }
 
 static void ms_leak_del(unsigned long ptr)
 {
-	unsigned int s, slot, i;
-	struct ms_leak *seg;
+	unsigned int s, slot;
 	unsigned long flags;
-	bool skip;
+	bool skip, found;
 
 	if (ZERO_OR_NULL_PTR((void *)ptr))
 		return;
@@ -258,28 +237,12 @@ static void ms_leak_del(unsigned long ptr)
 	s = ms_leak_seg(ptr, &slot, &skip);
 	if (skip)
 		return;
-	seg = ms_leaks + (size_t)s * ms_leak_seg_size;
 	raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
-	for (i = 0; i < MS_LEAK_REACH; i++) {
-		unsigned int pos = slot + i, mask = ms_leak_seg_size - 1, j;
-		struct ms_leak *e = &seg[pos & mask];
-
-		if (e->ptr == 0)
-			break;
-		if (e->ptr != ptr)
-			continue;
-		if (seg[(pos + 1) & mask].ptr) {
-			e->ptr = MS_LEAK_TOMB;
-		} else {
-			e->ptr = 0;
-			for (j = 1; j < MS_LEAK_REACH && seg[(pos - j) & mask].ptr == MS_LEAK_TOMB; j++)
-				seg[(pos - j) & mask].ptr = 0;
-		}
-		raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
-		return;
-	}
+	found = ms_ptr_remove(ms_leaks + (size_t)s * ms_leak_seg_size, sizeof(struct ms_leak),
+			      ms_leak_seg_size, slot, MS_LEAK_REACH, ptr);
 	raw_spin_unlock_irqrestore(&ms_leak_segs[s].lock, flags);
-	ms_stat_inc(memleak, MS_memleak_unknown_frees);
+	if (!found)
+		ms_stat_inc(memleak, MS_memleak_unknown_frees);
 }
 
 /* Forget everything: at enable, and on `reset`. */
@@ -744,7 +707,7 @@ static struct ms_leak_snap *ms_leak_snapshot(enum ms_leak_view view)
 		raw_spin_lock_irqsave(&ms_leak_segs[s].lock, flags);
 		for (i = 0; i < ms_leak_seg_size; i++) {
 			/* Not this snapshot's own buffer. */
-			if (seg[i].ptr <= MS_LEAK_TOMB || seg[i].ptr == (unsigned long)snap)
+			if (seg[i].ptr <= MS_PTR_TOMB || seg[i].ptr == (unsigned long)snap)
 				continue;
 			snap->s[n].allocs = 1;
 			snap->s[n].bytes = seg[i].bytes;

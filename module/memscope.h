@@ -41,6 +41,74 @@ static __always_inline u32 ms_hash_64(u64 val, unsigned int bits)
 }
 
 /*
+ * One segment of a table of entries keyed by pointer (memleak's, uleak's):
+ * @n entries (a power of two) of @size bytes, each starting with its
+ * unsigned long key, 0 for never used and MS_PTR_TOMB for freed.  A
+ * pointer lives in one of the @reach slots from its hash's @slot on.  An
+ * insert takes the first empty slot or tombstone, so no pointer ever lies
+ * past an empty slot in its window, and every search stops at the first
+ * empty one.  A removal turns its slot empty when the next one is, and
+ * the tombstones before it with it.  The caller holds the segment's lock.
+ */
+#define MS_PTR_TOMB	1UL	/* ZERO_OR_NULL_PTR, and no allocator's pointer */
+
+static __always_inline unsigned long *ms_ptr_key(void *seg, size_t size, unsigned int i)
+{
+	return (unsigned long *)((char *)seg + (size_t)i * size);
+}
+
+/* Where @ptr goes: its own entry if there (a free not seen), else the first free; NULL if none. */
+static __always_inline void *ms_ptr_slot(void *seg, size_t size, unsigned int n,
+					 unsigned int slot, unsigned int reach, unsigned long ptr)
+{
+	void *free = NULL;
+	unsigned int i;
+
+	for (i = 0; i < reach; i++) {
+		unsigned long *k = ms_ptr_key(seg, size, (slot + i) & (n - 1));
+
+		if (*k == ptr)
+			return k;
+		if (*k == 0)
+			return free ?: k;
+		if (*k == MS_PTR_TOMB && !free)
+			free = k;
+	}
+	return free;
+}
+
+/* Takes @ptr out: false if it is not there. */
+static __always_inline bool ms_ptr_remove(void *seg, size_t size, unsigned int n,
+					  unsigned int slot, unsigned int reach, unsigned long ptr)
+{
+	unsigned int i, j, mask = n - 1;
+
+	for (i = 0; i < reach; i++) {
+		unsigned int pos = slot + i;
+		unsigned long *k = ms_ptr_key(seg, size, pos & mask);
+
+		if (*k == 0)
+			return false;
+		if (*k != ptr)
+			continue;
+		if (*ms_ptr_key(seg, size, (pos + 1) & mask)) {
+			*k = MS_PTR_TOMB;
+		} else {
+			*k = 0;
+			for (j = 1; j < reach; j++) {
+				unsigned long *t = ms_ptr_key(seg, size, (pos - j) & mask);
+
+				if (*t != MS_PTR_TOMB)
+					break;
+				*t = 0;
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
  * The registries (probes, tables, views, stats, histograms, event types,
  * groups) are arrays with a cap fixed when the module is built, filled
  * by the families at load.  Append @item to @arr, of which @n are used:
@@ -772,6 +840,18 @@ struct ms_family {
 bool ms_ufile_lock(struct mm_struct *mm);
 unsigned long ms_ufile_frame(const struct vm_area_struct *vma, unsigned long a);
 void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n);
+/* A user stack's hash, for the tables keyed by stack. */
+static __always_inline u64 ms_ustack_hash(const unsigned long *ip, unsigned int n)
+{
+	u64 h = 0x84222325cbf29ce4ULL ^ n;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ip[i]) * 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 31;
+	return h;
+}
+
 /* ustack.c: the running task's user stack, as file frames where it can. */
 unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max);
 void ms_seq_frames(struct seq_file *m, const unsigned long *f, unsigned int depth);

@@ -79,34 +79,43 @@ static const char *const ms_ufunc_names[] = { MS_ULEAK_FUNCS(MS_ULEAK_NAME) };
 #define MS_ULEAK_SEGS		64
 #define MS_ULEAK_REACH		16
 #define MS_ULEAK_THREADS	1024	/* power of two */
-#define MS_ULEAK_NEST		4
-#define MS_ULEAK_TOMB		1UL	/* never a pointer an allocator returns */
 #define MS_ULEAK_NO_STACK	U32_MAX
 
 struct ms_uprobe {
 	struct uprobe_consumer uc;
 	struct ms_uprobe_reg reg;
+	/* The file and its mount, held until unregistered (from 4.19 uprobes do not igrab()). */
+	struct path path;
 	enum ms_ufunc fn;
 };
 
 /* An outstanding allocation. */
 struct ms_ualloc {
-	unsigned long ptr;		/* 0: free; MS_ULEAK_TOMB: freed */
+	unsigned long ptr;		/* 0: free; MS_PTR_TOMB: freed (first: memscope.h's key) */
 	u64 bytes;
 	u64 when;			/* jiffies_64 */
 	u32 stack;			/* a slot of the stacks, or MS_ULEAK_NO_STACK */
 };
 
-/* A thread's allocator calls between entry and return, innermost last. */
+/*
+ * A thread's allocator call between its entry and its return, with the
+ * user stack pointer at the entry: a return is the call's when the stack
+ * pointer is back where the call left it (MS_URET_SP_DELTA).  A call whose
+ * return was never seen (a longjmp() out of a signal handler, a uretprobe
+ * the kernel could not set) is found deeper than the stack pointer of a
+ * later entry or return, and dropped, counted.  Calls made inside another
+ * (glibc's realloc calls malloc and free, its large mallocs mmap) are the
+ * outer call's, and not followed.
+ */
 struct ms_uthread {
-	pid_t tid;			/* 0: free */
-	u8 n;				/* calls kept */
-	u8 over;			/* calls past MS_ULEAK_NEST, not kept */
-	struct {
-		u8 fn;
-		unsigned long bytes;
-		unsigned long arg;	/* realloc's old pointer, posix_memalign's memptr */
-	} call[MS_ULEAK_NEST];
+	pid_t tid;			/* 0: free; written last, released */
+	bool open;
+	u8 fn;
+	bool had_old;			/* realloc's old block, taken out at entry */
+	unsigned long sp;
+	unsigned long bytes;
+	unsigned long arg;		/* posix_memalign's memptr */
+	struct ms_ualloc old;
 };
 
 /* A stack: hash 0 is a free slot, and depth is published last. */
@@ -132,6 +141,7 @@ static struct {
 	struct ms_uthread *threads;	/* [MS_ULEAK_THREADS] */
 	size_t bytes;
 	unsigned int min_age_ms;	/* the report's: "age MS" */
+	u32 rate;			/* "rate N": 1 in N allocations kept, by pointer */
 } ms_ul;
 
 static struct {
@@ -151,7 +161,7 @@ static __always_inline bool ms_uleak_ours(void)
 	return current->mm == READ_ONCE(ms_ul.mm);
 }
 
-/* The calling thread's slot: found, else claimed if @take; NULL if none. */
+/* The calling thread's slot: its own, else one claimed if @take; NULL if none. */
 static struct ms_uthread *ms_uthread(bool take)
 {
 	pid_t tid = current->pid;
@@ -160,14 +170,24 @@ static struct ms_uthread *ms_uthread(bool take)
 
 	for (i = 0; i < MS_ULEAK_REACH; i++) {
 		struct ms_uthread *t = &ms_ul.threads[(h + i) & (MS_ULEAK_THREADS - 1)];
-		pid_t owner = READ_ONCE(t->tid);
 
-		if (owner == tid)
+		if (smp_load_acquire(&t->tid) == tid)
 			return t;
-		if (take && !owner && cmpxchg(&t->tid, 0, tid) == 0)
+	}
+	for (i = 0; take && i < MS_ULEAK_REACH; i++) {
+		struct ms_uthread *t = &ms_ul.threads[(h + i) & (MS_ULEAK_THREADS - 1)];
+
+		if (!READ_ONCE(t->tid) && cmpxchg(&t->tid, 0, tid) == 0)
 			return t;
 	}
 	return NULL;
+}
+
+/* The thread's slot goes back once no call is open: the release orders its last reads. */
+static __always_inline void ms_uthread_put(struct ms_uthread *t)
+{
+	if (t && !t->open)
+		smp_store_release(&t->tid, 0);
 }
 
 static __always_inline unsigned int ms_ul_seg(unsigned long ptr, unsigned int *slot)
@@ -178,85 +198,72 @@ static __always_inline unsigned int ms_ul_seg(unsigned long ptr, unsigned int *s
 	return h & (MS_ULEAK_SEGS - 1);
 }
 
-/* As memleak.c's table: open addressing within a segment, with tombstones. */
-static void ms_ul_add(unsigned long ptr, u64 bytes, u32 stack)
+/*
+ * memleak -s N keeps 1 in N allocations, chosen by a hash of the pointer,
+ * as memleak.c's memleak_sample: the free of a pointer not kept is known
+ * not to be in the table, and costs no lock.
+ */
+static __always_inline bool ms_ul_skip(unsigned long ptr)
 {
-	struct ms_ualloc *seg, *free = NULL;
-	unsigned int s, slot, i;
+	u32 rate = READ_ONCE(ms_ul.rate);
+
+	/* Not the hash's bits that pick the segment and slot: a kept pointer may go anywhere. */
+	return rate > 1 && (u32)((ptr * 0xff51afd7ed558ccdULL) >> 32) % rate;
+}
+
+/* Open addressing within a segment, as memleak.c's (memscope.h). */
+static void ms_ul_put(const struct ms_ualloc *a)
+{
+	struct ms_ualloc *e;
+	unsigned int s, slot;
 	unsigned long flags;
 
-	s = ms_ul_seg(ptr, &slot);
-	seg = ms_ul.allocs + (size_t)s * ms_ul.seg_size;
+	s = ms_ul_seg(a->ptr, &slot);
 	raw_spin_lock_irqsave(&ms_ul_segs[s].lock, flags);
-	for (i = 0; i < MS_ULEAK_REACH; i++) {
-		struct ms_ualloc *e = &seg[(slot + i) & (ms_ul.seg_size - 1)];
-
-		/* The same pointer again: realloc(NULL, n)'s inner malloc. */
-		if (e->ptr == ptr) {
-			free = e;
-			break;
-		}
-		if (e->ptr == 0) {
-			if (!free)
-				free = e;
-			break;
-		}
-		if (e->ptr == MS_ULEAK_TOMB && !free)
-			free = e;
-	}
-	if (free) {
-		free->ptr = ptr;
-		free->bytes = bytes;
-		free->when = get_jiffies_64();
-		free->stack = stack;
-	}
+	e = ms_ptr_slot(ms_ul.allocs + (size_t)s * ms_ul.seg_size, sizeof(*e), ms_ul.seg_size,
+			slot, MS_ULEAK_REACH, a->ptr);
+	if (e)
+		*e = *a;
 	raw_spin_unlock_irqrestore(&ms_ul_segs[s].lock, flags);
-	if (!free)
+	if (!e)
 		ms_stat_inc(uleak, MS_uleak_dropped);
 }
 
-static void ms_ul_del(unsigned long ptr)
+/*
+ * Takes @ptr out, into @out if not NULL: false if it is not there.
+ * @unknown: a miss is a free of memory allocated before tracing (free,
+ * realloc), not an munmap's (files, memory mapped before).
+ */
+static bool ms_ul_take(unsigned long ptr, bool unknown, struct ms_ualloc *out)
 {
-	unsigned int s, slot, i, j, mask = ms_ul.seg_size - 1;
 	struct ms_ualloc *seg;
+	unsigned int s, slot, i;
 	unsigned long flags;
+	bool found;
 
-	if (!ptr)
-		return;
+	if (ptr <= MS_PTR_TOMB)
+		return false;
 	ms_stat_inc(uleak, MS_uleak_frees);
+	if (ms_ul_skip(ptr))
+		return false;
 	s = ms_ul_seg(ptr, &slot);
 	seg = ms_ul.allocs + (size_t)s * ms_ul.seg_size;
 	raw_spin_lock_irqsave(&ms_ul_segs[s].lock, flags);
-	for (i = 0; i < MS_ULEAK_REACH; i++) {
-		unsigned int pos = slot + i;
-		struct ms_ualloc *e = &seg[pos & mask];
+	if (out) {
+		for (i = 0; i < MS_ULEAK_REACH; i++) {
+			const struct ms_ualloc *e = &seg[(slot + i) & (ms_ul.seg_size - 1)];
 
-		if (e->ptr == 0)
-			break;
-		if (e->ptr != ptr)
-			continue;
-		if (seg[(pos + 1) & mask].ptr) {
-			e->ptr = MS_ULEAK_TOMB;
-		} else {
-			e->ptr = 0;
-			for (j = 1; j < MS_ULEAK_REACH && seg[(pos - j) & mask].ptr == MS_ULEAK_TOMB; j++)
-				seg[(pos - j) & mask].ptr = 0;
+			if (!e->ptr || e->ptr == ptr) {
+				*out = *e;
+				break;
+			}
 		}
-		raw_spin_unlock_irqrestore(&ms_ul_segs[s].lock, flags);
-		return;
 	}
+	found = ms_ptr_remove(seg, sizeof(*seg), ms_ul.seg_size, slot, MS_ULEAK_REACH, ptr);
 	raw_spin_unlock_irqrestore(&ms_ul_segs[s].lock, flags);
-	ms_stat_inc(uleak, MS_uleak_unknown_frees);
-}
-
-static __always_inline u64 ms_ul_hash(const unsigned long *ip, unsigned int n)
-{
-	u64 h = 0x84222325cbf29ce4ULL ^ n;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ ip[i]) * 0x9e3779b97f4a7c15ULL;
-	return (h ^ h >> 31) | 1;
+	if (!found && unknown)
+		ms_stat_inc(uleak, MS_uleak_unknown_frees);
+	return found;
 }
 
 /*
@@ -273,7 +280,7 @@ static u32 ms_ul_stack(void)
 	preempt_disable();
 	ip = *this_cpu_ptr(&ms_uleak_buf);
 	n = ms_ustack_frames(ip, ms_ustack_depth);
-	h = ms_ul_hash(ip, n);
+	h = ms_ustack_hash(ip, n) | 1;	/* 0: a free slot */
 	for (i = 0; i < MS_ULEAK_REACH; i++) {
 		u32 s = (h + i) & mask;
 		struct ms_ustk *k = &ms_ul.stk[s];
@@ -297,21 +304,31 @@ static u32 ms_ul_stack(void)
 	return found;
 }
 
-static int ms_uleak_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
+static int ms_uleak_entry(MS_UPROBE_HANDLER_ARGS(uc, regs))
 {
 	struct ms_uprobe *p = container_of(uc, struct ms_uprobe, uc);
 	unsigned long a0 = ms_uarg(regs, 0), a1 = ms_uarg(regs, 1), bytes, arg = 0;
+	unsigned long sp = user_stack_pointer(regs);
 	struct ms_uthread *t;
+	bool realloc = false;
 
 	if (!ms_uleak_ours())
 		return UPROBE_HANDLER_REMOVE;
+	t = ms_uthread(false);
+	if (t && t->open) {
+		/* Inside the open call: the outer call's.  Deeper than here: its return was lost. */
+		if (t->sp > sp)
+			return 0;
+		t->open = false;
+		ms_stat_inc(uleak, MS_uleak_lost_calls);
+	}
 	switch (p->fn) {
 	case MS_UF_free:
-		ms_ul_del(a0);
-		return 0;
+		ms_ul_take(a0, true, NULL);
+		goto out;
 	case MS_UF_munmap:
-		ms_ul_del(a0);
-		return 0;
+		ms_ul_take(a0, false, NULL);
+		goto out;
 	case MS_UF_malloc:
 	case MS_UF_valloc:
 		bytes = a0;
@@ -321,16 +338,18 @@ static int ms_uleak_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
 		break;
 	case MS_UF_calloc:
 		if (check_mul_overflow(a0, a1, &bytes))
-			return 0;
+			goto out;	/* fails, allocating nothing */
 		break;
 	case MS_UF_realloc:
 		bytes = a1;
 		arg = a0;
+		realloc = true;
 		break;
 	case MS_UF_reallocarray:
 		if (check_mul_overflow(a1, ms_uarg(regs, 2), &bytes))
-			return 0;
+			goto out;	/* fails, leaving its block as it was */
 		arg = a0;
+		realloc = true;
 		break;
 	case MS_UF_memalign:
 	case MS_UF_aligned_alloc:
@@ -343,84 +362,85 @@ static int ms_uleak_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
 	case MS_UF_mmap:
 		/* Anonymous private or shared memory only, as BCC's memleak. */
 		if (!(ms_uarg(regs, 3) & MAP_ANONYMOUS))
-			return 0;
+			goto out;
 		bytes = a1;
 		break;
 	default:
-		return 0;
+		goto out;
 	}
-	t = ms_uthread(true);
+	if (!t)
+		t = ms_uthread(true);
 	if (!t) {
 		ms_stat_inc(uleak, MS_uleak_threads_full);
 		return 0;
 	}
-	if (t->n == MS_ULEAK_NEST) {
-		t->over++;
-		ms_stat_inc(uleak, MS_uleak_threads_full);
-		return 0;
-	}
-	t->call[t->n].fn = p->fn;
-	t->call[t->n].bytes = bytes;
-	t->call[t->n].arg = arg;
-	t->n++;
+	t->fn = p->fn;
+	t->sp = sp;
+	t->bytes = bytes;
+	t->arg = arg;
+	/*
+	 * realloc's old block comes out now, before another thread can be
+	 * given its address, and goes back if the call fails.
+	 */
+	t->had_old = realloc && ms_ul_take(arg, true, &t->old);
+	t->open = true;
+out:
+	ms_uthread_put(t);
 	return 0;
 }
 
-static int ms_uleak_return(struct uprobe_consumer *uc, unsigned long func, struct pt_regs *regs)
+static int ms_uleak_return(MS_URETPROBE_HANDLER_ARGS(uc, func, regs))
 {
 	struct ms_uprobe *p = container_of(uc, struct ms_uprobe, uc);
-	unsigned long ret = regs_return_value(regs), ptr, old = 0, bytes;
+	unsigned long ret = regs_return_value(regs), ptr = ret;
+	unsigned long sp = user_stack_pointer(regs);
 	struct ms_uthread *t;
-	u8 fn;
 
 	if (!ms_uleak_ours())
 		return 0;
 	t = ms_uthread(false);
-	if (!t)
-		return 0;	/* its entry found no slot, counted */
-	if (t->over) {
-		t->over--;
-		return 0;
+	if (!t || !t->open)
+		return 0;	/* no call open: its entry was not followed */
+	if (t->sp + MS_URET_SP_DELTA > sp)
+		return 0;	/* a return from inside the open call: not followed */
+	t->open = false;
+	if (t->sp + MS_URET_SP_DELTA < sp || t->fn != p->fn) {
+		/* The open call's return was lost: this one is another's. */
+		ms_stat_inc(uleak, MS_uleak_lost_calls);
+		goto out;
 	}
-	if (!t->n)
-		return 0;
-	t->n--;
-	fn = t->call[t->n].fn;
-	bytes = t->call[t->n].bytes;
-	old = t->call[t->n].arg;
-	if (!t->n)
-		WRITE_ONCE(t->tid, 0);
-	/* A return whose entry was not kept, or an entry whose return was not seen. */
-	if (fn != p->fn) {
-		ms_stat_add(uleak, MS_uleak_lost_calls, t->n + 1);
-		t->n = 0;
-		WRITE_ONCE(t->tid, 0);
-		return 0;
-	}
-	ptr = ret;
-	switch (fn) {
+	switch (p->fn) {
 	case MS_UF_posix_memalign:
 		/* 0 and the pointer in *memptr, or an error number. */
-		if (ret || ms_copy_from_user_nofault(&ptr, (const void __user *)old, sizeof(ptr)))
-			return 0;
+		if (ret || ms_copy_from_user_nofault(&ptr, (const void __user *)t->arg, sizeof(ptr)))
+			goto out;
 		break;
 	case MS_UF_mmap:
 		if (IS_ERR_VALUE(ret))
-			return 0;
+			goto out;
 		break;
 	case MS_UF_realloc:
 	case MS_UF_reallocarray:
-		/* realloc(p, 0) frees p; a failure leaves it as it was. */
-		if (ret || !bytes)
-			ms_ul_del(old);
+		/* A failure leaves the old block as it was; realloc(p, 0) frees it. */
+		if (!ret && t->bytes && t->had_old)
+			ms_ul_put(&t->old);
 		break;
 	default:
 		break;
 	}
-	if (!ptr)
-		return 0;
-	ms_stat_inc(uleak, MS_uleak_allocs);
-	ms_ul_add(ptr, bytes, ms_ul_stack());
+	if (ptr > MS_PTR_TOMB) {
+		ms_stat_inc(uleak, MS_uleak_allocs);
+		if (!ms_ul_skip(ptr)) {
+			struct ms_ualloc a = {
+				.ptr = ptr, .bytes = t->bytes, .when = get_jiffies_64(),
+				.stack = ms_ul_stack(),
+			};
+
+			ms_ul_put(&a);
+		}
+	}
+out:
+	ms_uthread_put(t);
 	return 0;
 }
 
@@ -431,6 +451,19 @@ static size_t ms_ul_sizes(size_t *allocs, size_t *stk, size_t *frames)
 	*stk = (size_t)ms_ul.nstacks * sizeof(struct ms_ustk);
 	*frames = (size_t)ms_ul.nstacks * ms_ustack_depth * sizeof(unsigned long);
 	return *allocs + *stk + *frames + MS_ULEAK_THREADS * sizeof(struct ms_uthread);
+}
+
+static void ms_ul_free_tables(void)
+{
+	vfree(ms_ul.allocs);
+	vfree(ms_ul.stk);
+	vfree(ms_ul.frames);
+	vfree(ms_ul.threads);
+	ms_ul.allocs = NULL;
+	ms_ul.stk = NULL;
+	ms_ul.frames = NULL;
+	ms_ul.threads = NULL;
+	ms_ul.bytes = 0;
 }
 
 /* Ends the session: every uprobe off, then its memory.  Under ms_uleak_lock. */
@@ -445,19 +478,11 @@ static void ms_uleak_stop(void)
 		ms_uprobe_unregister(&ms_ul.probe[i].reg, &ms_ul.probe[i].uc);
 	ms_uprobe_unregister_sync();
 	for (i = 0; i < ms_ul.nprobes; i++)
-		iput(ms_ul.probe[i].reg.inode);
+		path_put(&ms_ul.probe[i].path);
 	ms_ul.nprobes = 0;
 	mmdrop(ms_ul.mm);
 	WRITE_ONCE(ms_ul.mm, NULL);
-	vfree(ms_ul.allocs);
-	vfree(ms_ul.stk);
-	vfree(ms_ul.frames);
-	vfree(ms_ul.threads);
-	ms_ul.allocs = NULL;
-	ms_ul.stk = NULL;
-	ms_ul.frames = NULL;
-	ms_ul.threads = NULL;
-	ms_ul.bytes = 0;
+	ms_ul_free_tables();
 	ms_ul.owner = NULL;
 	ms_ul.pid = 0;
 }
@@ -494,14 +519,7 @@ static int ms_uleak_start(struct file *file, pid_t nr)
 	ms_ul.frames = ms_self_alloc(vzalloc(f));
 	ms_ul.threads = ms_self_alloc(vzalloc(MS_ULEAK_THREADS * sizeof(struct ms_uthread)));
 	if (!ms_ul.allocs || !ms_ul.stk || !ms_ul.frames || !ms_ul.threads) {
-		vfree(ms_ul.allocs);
-		vfree(ms_ul.stk);
-		vfree(ms_ul.frames);
-		vfree(ms_ul.threads);
-		ms_ul.allocs = NULL;
-		ms_ul.stk = NULL;
-		ms_ul.frames = NULL;
-		ms_ul.threads = NULL;
+		ms_ul_free_tables();
 		mmput(mm);
 		return -ENOMEM;
 	}
@@ -509,6 +527,7 @@ static int ms_uleak_start(struct file *file, pid_t nr)
 	mmput(mm);
 	ms_ul.pid = nr;
 	ms_ul.min_age_ms = 0;
+	ms_ul.rate = 1;
 	ms_ul.owner = file;
 	WRITE_ONCE(ms_ul.mm, mm);
 	return 0;
@@ -535,16 +554,16 @@ static int ms_uleak_probe(char *args)
 	err = kern_path(path, LOOKUP_FOLLOW, &kp);
 	if (err)
 		return err;
-	inode = d_inode(kp.dentry);
-	if (!S_ISREG(inode->i_mode)) {
+	inode = ms_real_inode(kp.dentry);
+	/* A uprobe past the end of the file, or on anything but a file, is a mistake. */
+	if (!S_ISREG(inode->i_mode) || o >= i_size_read(inode)) {
 		path_put(&kp);
 		return -EINVAL;
 	}
-	ihold(inode);
-	path_put(&kp);
 	p = &ms_ul.probe[ms_ul.nprobes];
 	memset(p, 0, sizeof(*p));
 	p->fn = f;
+	p->path = kp;
 	p->reg.inode = inode;
 	p->reg.offset = o;
 	p->uc.handler = ms_uleak_entry;
@@ -554,7 +573,7 @@ static int ms_uleak_probe(char *args)
 		p->uc.ret_handler = ms_uleak_return;
 	err = ms_uprobe_register(&p->reg, &p->uc);
 	if (err) {
-		iput(inode);
+		path_put(&p->path);
 		return err;
 	}
 	ms_ul.nprobes++;
@@ -590,6 +609,10 @@ static ssize_t ms_uleak_write(struct file *file, const char __user *ubuf, size_t
 		err = ms_uleak_probe(arg);
 	} else if (!strcmp(cmd, "age") && arg && !kstrtouint(arg, 10, &v)) {
 		ms_ul.min_age_ms = v;
+		err = 0;
+	} else if (!strcmp(cmd, "rate") && arg && !kstrtouint(arg, 10, &v) && v >= 1 &&
+		   v <= 65536 && !ms_ul.nprobes) {
+		WRITE_ONCE(ms_ul.rate, v);	/* before the probes: never changes under them */
 		err = 0;
 	}
 	mutex_unlock(&ms_uleak_lock);
@@ -668,7 +691,7 @@ static int ms_uleak_show(struct seq_file *m)
 			struct ms_ul_sum *s;
 			u64 age;
 
-			if (e[i].ptr <= MS_ULEAK_TOMB)
+			if (e[i].ptr <= MS_PTR_TOMB)
 				continue;
 			age = now - e[i].when;
 			if (age < min_age)
@@ -719,9 +742,9 @@ static size_t ms_uleak_bytes(void)
 static void ms_uleak_version(struct seq_file *m)
 {
 	if (!MS_HAVE_UPROBES)
-		seq_puts(m, "uleak unavailable:kernel built without CONFIG_UPROBES\n");
+		seq_puts(m, "uleak unavailable:no_uprobes\n");	/* CONFIG_UPROBES off */
 	else if (!MS_HAVE_USTACK_WALK)
-		seq_puts(m, "uleak unavailable:no user stack walker for this architecture\n");
+		seq_puts(m, "uleak unavailable:no_user_stack_walker\n");
 	else
 		seq_printf(m, "uleak size %u stacks %u\n",
 			   (unsigned int)roundup_pow_of_two(clamp(uleak_size, 4096U, 4194304U)),

@@ -136,17 +136,6 @@ unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
 	return n;
 }
 
-static __always_inline u64 ms_ustack_hash(const unsigned long *ip, unsigned int n)
-{
-	u64 h = 0x84222325cbf29ce4ULL ^ n;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ ip[i]) * 0x9e3779b97f4a7c15ULL;
-	h ^= h >> 31;
-	return h;
-}
-
 /*
  * Count one event for the running task's process, under its stack.  The
  * row's key mixes tgid, process name (as ms_table_get_task()) and stack.

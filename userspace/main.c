@@ -138,6 +138,38 @@ static int set_cgroup(struct ms_opts *o, const char *v)
 	return ARGS_OK;
 }
 
+static int set_command(struct ms_opts *o, const char *v)
+{
+	if (!v || !*v) {
+		print_error("-c needs a command to run and trace, e.g. memleak -c \"./server --port 8080\"");
+		return ARGS_BAD;
+	}
+	o->command = v;
+	return ARGS_OK;
+}
+
+static int set_sample(struct ms_opts *o, const char *v)
+{
+	if (!v || !ms_parse_u64(v, &o->sample_rate) || o->sample_rate < 1 ||
+	    o->sample_rate > 65536) {
+		print_error("bad -s \"%s\", give a sample rate from 1 to 65536 (1 in RATE allocations is traced)",
+			    v ? v : "");
+		return ARGS_BAD;
+	}
+	return ARGS_OK;
+}
+
+static int set_prefix(struct ms_opts *o, const char *v)
+{
+	if (!v || !*v || strchr(v, ' ')) {
+		print_error("bad --prefix \"%s\", give the allocator's symbol prefix, e.g. --prefix je_ for jemalloc",
+			    v ? v : "");
+		return ARGS_BAD;
+	}
+	o->prefix = v;
+	return ARGS_OK;
+}
+
 static int set_hist(struct ms_opts *o, const char *v)
 {
 	(void)v;
@@ -326,6 +358,9 @@ static const struct ms_optdef {
 	{ "-h", "--help", "-help", 0, NULL, set_help },
 	{ "-V", "--version", "-version", 0, NULL, set_version },
 	{ "-c", "--cgroup", NULL, OPT_CGROUP, "CGROUP", set_cgroup },
+	{ "-c", "--command", NULL, OPT_COMMAND, "COMMAND", set_command },
+	{ "-s", "--sample-rate", NULL, OPT_SAMPLE, "RATE", set_sample },
+	{ NULL, "--prefix", NULL, OPT_PREFIX, "PREFIX", set_prefix },
 	{ NULL, "--hist", NULL, OPT_HIST, NULL, set_hist },
 	{ NULL, "--stacks", NULL, OPT_STACKS, NULL, set_stacks },
 	{ NULL, "--debug-dir", NULL, OPT_DEBUG_DIR, "DIR", set_debug_dir },
@@ -363,14 +398,25 @@ static bool opt_is(const struct ms_optdef *d, const char *a)
 	return d->arg && !strncmp(a, d->longname, n) && a[n] == '=';
 }
 
-static const struct ms_optdef *find_opt(const char *a)
+/*
+ * The definition a names: where two share a spelling (-c is memleak's
+ * COMMAND, every other tool's CGROUP), the one the tool, if named
+ * already, takes.
+ */
+static const struct ms_optdef *find_opt(const char *a, const struct ms_tool *tool)
 {
+	const struct ms_optdef *first = NULL;
 	size_t i;
 
-	for (i = 0; i < NOPTS; i++)
-		if (opt_is(&optdefs[i], a))
+	for (i = 0; i < NOPTS; i++) {
+		if (!opt_is(&optdefs[i], a))
+			continue;
+		if (!tool || !optdefs[i].bit || optdefs[i].bit & tool->opts)
 			return &optdefs[i];
-	return NULL;
+		if (!first)
+			first = &optdefs[i];
+	}
+	return first;
 }
 
 static void usage_all(FILE *fp)
@@ -616,7 +662,7 @@ static int parse_args(int argc, char **argv, struct ms_opts *o, const struct ms_
 				return ARGS_BAD;
 			continue;
 		}
-		d = find_opt(a);
+		d = find_opt(a, *tool);
 		if (!d) {
 			print_error("unknown option \"%s\", run `memscope help`", a);
 			return ARGS_BAD;

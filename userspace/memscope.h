@@ -45,6 +45,9 @@ enum {
 	OPT_INTERACTIVE	= 1 << 17,	/* pmap -i */
 	OPT_DEBUG_DIR	= 1 << 18,	/* --debug-dir DIR: separate debuginfo, for stacks */
 	OPT_BUFSIZE	= 1 << 19,	/* monitor --buffer-size BYTES */
+	OPT_COMMAND	= 1 << 20,	/* memleak -c COMMAND */
+	OPT_SAMPLE	= 1 << 21,	/* memleak -s RATE */
+	OPT_PREFIX	= 1 << 22,	/* memleak --prefix PREFIX */
 };
 
 struct ms_opts {
@@ -78,6 +81,9 @@ struct ms_opts {
 	const char *dir;	/* --dir, for tools that find the module themselves */
 	bool netlink;		/* --netlink: the module's netlink family, not its files */
 	uint64_t buffer_size;	/* monitor --buffer-size: 0, the default */
+	const char *command;	/* memleak -c: run it, trace it */
+	uint64_t sample_rate;	/* memleak -s: 0, all */
+	const char *prefix;	/* memleak --prefix: the allocator's symbol prefix */
 };
 
 /*

@@ -178,6 +178,10 @@ grep -sA1 'TRACE_EVENT(mark_victim' "$ev/oom.h" |
 has include/linux/uprobes.h 'struct uprobe \*uprobe_register\(' && echo -DMS_HAVE_UPROBE_REGISTER_PTR
 has include/linux/uprobes.h 'bool \(\*filter\)\(struct uprobe_consumer \*self, struct mm_struct \*mm\)' &&
 	echo -DMS_HAVE_UPROBE_FILTER_MM
+# 6.13 gave uprobe handlers a per-call cookie (__u64 *data).
+has include/linux/uprobes.h 'struct pt_regs \*regs, __u64 \*data' && echo -DMS_HAVE_UPROBE_HANDLER_DATA
+# d_real_inode(): the inode under an overlay, from 4.7.
+has include/linux/dcache.h 'd_real_inode\(' && echo -DMS_HAVE_D_REAL_INODE
 # mmgrab() and linux/sched/mm.h came in 4.11.
 has include/linux/sched/mm.h 'void mmgrab\(' && echo -DMS_HAVE_MMGRAB
 exit 0

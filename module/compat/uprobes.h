@@ -8,6 +8,7 @@
 #ifndef _MEMSCOPE_COMPAT_UPROBES_H
 #define _MEMSCOPE_COMPAT_UPROBES_H
 
+#include <linux/dcache.h>
 #include <linux/sched.h>
 #include <linux/uprobes.h>
 #ifdef MS_HAVE_MMGRAB
@@ -76,6 +77,29 @@ static inline void ms_uprobe_unregister_sync(void)
 	struct uprobe_consumer *self, enum uprobe_filter_ctx ctx, struct mm_struct *mm
 #endif /* MS_HAVE_UPROBE_FILTER_MM */
 
+/* [6.13, ...): handlers take a per-call cookie, which uleak does not use. */
+#ifdef MS_HAVE_UPROBE_HANDLER_DATA
+#define MS_UPROBE_HANDLER_ARGS(self, regs) \
+	struct uprobe_consumer *self, struct pt_regs *regs, __u64 *data
+#define MS_URETPROBE_HANDLER_ARGS(self, func, regs) \
+	struct uprobe_consumer *self, unsigned long func, struct pt_regs *regs, __u64 *data
+#else
+#define MS_UPROBE_HANDLER_ARGS(self, regs) struct uprobe_consumer *self, struct pt_regs *regs
+#define MS_URETPROBE_HANDLER_ARGS(self, func, regs) \
+	struct uprobe_consumer *self, unsigned long func, struct pt_regs *regs
+#endif /* MS_HAVE_UPROBE_HANDLER_DATA */
+
+/*
+ * The file behind a path, as the VMAs that map it name it: overlayfs's
+ * lower file, which /proc/PID/map_files resolves to the overlay's from
+ * 6.8 (trace_uprobe.c and bpf's uprobe_multi take d_real_inode() too).
+ */
+#ifdef MS_HAVE_D_REAL_INODE
+#define ms_real_inode(dentry) d_real_inode(dentry)
+#else
+#define ms_real_inode(dentry) d_inode(dentry)
+#endif /* MS_HAVE_D_REAL_INODE */
+
 /* [3.10, 4.11): no mmgrab(); the same reference, on mm_count. */
 #ifndef MS_HAVE_MMGRAB
 static inline void ms_mmgrab(struct mm_struct *mm)
@@ -84,6 +108,17 @@ static inline void ms_mmgrab(struct mm_struct *mm)
 }
 #define mmgrab ms_mmgrab
 #endif /* !MS_HAVE_MMGRAB */
+
+/*
+ * How far a function's return moves the user stack pointer from where it
+ * was at the function's first instruction: x86-64's ret pops the return
+ * address; arm64's returns through the link register.
+ */
+#if defined(CONFIG_X86_64)
+#define MS_URET_SP_DELTA	8
+#else
+#define MS_URET_SP_DELTA	0
+#endif
 
 /*
  * The integer arguments of a user function, at its first instruction, and

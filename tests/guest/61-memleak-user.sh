@@ -39,13 +39,13 @@ while [ ! -s "$out.l" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 "$CLI" memleak -p "$lpid" --top 100 > "$out" 2> "$err" &
 tpid=$!
 i=0
-while ! grep -q '^Tracing' "$err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q '^Tracing' "$err" || { cat "$err"; fail "memleak -p did not start tracing"; }
+while ! grep -q '^Tracing' "$err" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q '^Tracing' "$err" || { sed "s/^/# /" "$err"; fail "memleak -p did not start tracing"; }
 sleep 2		# the tool's first tick loads leaker's unwind tables
 touch "$go"
 wait "$lpid"
 lpid=
-wait "$tpid" || { cat "$out" "$err"; fail "memleak -p failed"; }
+wait "$tpid" || { sed "s/^/# /" "$out" "$err"; fail "memleak -p failed"; }
 tpid=
 sed 's/^/#   /' "$out"
 sed 's/^/#   /' "$err"
@@ -63,9 +63,9 @@ block() {
 		END { flush(); cs = ""; for (k in c) cs = cs (cs == "" ? "" : ",") k; print b + 0, n + 0, cs }
 	' "$out"
 }
-check() {	# check FUNCTION BYTES ALLOCS
-	set -- "$1" "$2" "$3" "$(block "$1")"
-	expect_eq "$1: bytes allocs callers" "$4" "$2 $3 main"
+check() {	# check FUNCTION BYTES ALLOCS [CALLER]
+	set -- "$1" "$2" "$3" "${4:-main}" "$(block "$1")"
+	expect_eq "$1: bytes allocs callers" "$5" "$2 $3 $4"
 }
 check leak_malloc 10000 10
 check leak_calloc 5000 5
@@ -79,18 +79,20 @@ grep -q 'churn+0x' "$out" && fail "churn's freed blocks are shown as outstanding
 # valgrind, on the same program: its still-reachable and lost blocks from
 # the leak_* functions, record by record (each a stack, as memscope's
 # blocks are), as "function caller bytes blocks", sorted, are memscope's.
-# mmap is no heap block to valgrind: leak_mmap is left out.
+# mmap is no heap block to valgrind: leak_mmap is left out; so is
+# leak_prefixed, whose blocks memscope shows under lk_malloc, valgrind
+# under malloc.
 vg_go=$(mktemp -u)
 touch "$vg_go"
 valgrind --leak-check=full --show-leak-kinds=all "$W/leaker" "$vg_go" > /dev/null 2> "$out.vg" ||
-	{ cat "$out.vg"; fail "valgrind failed"; }
+	{ sed "s/^/# /" "$out.vg"; fail "valgrind failed"; }
 rm -f "$vg_go"
 awk '
 	/ bytes in [0-9,]+ blocks are (still reachable|definitely lost|indirectly lost|possibly lost) in loss record / {
 		b = $2; n = $5; gsub(",", "", b); gsub(",", "", n); f = ""; next }
 	/^==[0-9]+==    by 0x[0-9A-F]+: / { if (b == "") next
 		if (f != "") { print f, $4, b, n; b = ""; next }
-		if ($4 ~ /^leak_/ && $4 != "leak_mmap") f = $4; next }
+		if ($4 ~ /^leak_/ && $4 != "leak_mmap" && $4 != "leak_prefixed") f = $4; next }
 	/^==[0-9]+== *$/ { b = "" }
 ' "$out.vg" | sort > "$out.vgs"
 awk '
@@ -107,6 +109,57 @@ fi
 diag "the same $nlines records (stacks) as valgrind --leak-check=full --show-leak-kinds=all"
 grep -q '\[leaker\]' "$out" || fail "frames do not name their object"
 expect_eq "unknown frees" "$(sed -n 's/.*, \([0-9]*\) frees of memory allocated before tracing began$/\1/p' "$out")" 7
+totals() { sed -n 's/^TOTAL: \([0-9]*\) allocations, \([0-9]*\) bytes outstanding, \([0-9]*\) frees.*/\1 \2 \3/p' "$out"; }
+
+# -c COMMAND: run from its first instruction, so the 7 early blocks are
+# traced too, and their frees are no unknown frees; each function's blocks
+# are exactly the same.
+"$CLI" memleak -c "$W/leaker $go" --top 100 > "$out" 2> "$err" ||
+	{ sed "s/^/# /" "$out" "$err"; fail "memleak -c failed"; }
+check leak_malloc 10000 10
+check leak_realloc 12000 4
+check leak_mmap 131072 2
+check lk_malloc 2800 4 leak_prefixed
+# One block more than leaker's own: stdout's buffer, which printf()
+# allocates once, after tracing began this time; its size is the file's.
+t=$(awk '/^\t[0-9]+ bytes in 1 allocations from stack$/ { b = $1; getline; if ($1 ~ /^_IO_file_doallocate\+/) { n++; s = b } } END { print n + 0, s + 0 }' "$out")
+expect_eq "memleak -c: stdout's buffer" "${t% *}" 1
+expect_eq "memleak -c: allocations, bytes, unknown frees" "$(totals)" "33 $((168640 + ${t#* })) 0"
+
+# --prefix lk_: only leaker's own allocator, lk_malloc and lk_free, in
+# the executable: the 4 blocks leak_prefixed keeps, nothing of malloc's.
+rm -f "$go"
+"$W/leaker" "$go" > "$out.l" &
+lpid=$!
+i=0
+while [ ! -s "$out.l" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+"$CLI" memleak -p "$lpid" --prefix lk_ > "$out" 2> "$err" &
+tpid=$!
+i=0
+while ! grep -q '^Tracing' "$err" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q "^Tracing 2 allocator functions of .*/leaker in process $lpid" "$err" ||
+	{ sed "s/^/# /" "$err"; fail "memleak --prefix lk_ did not trace lk_malloc and lk_free in leaker"; }
+touch "$go"
+wait "$lpid"
+lpid=
+wait "$tpid" || { sed "s/^/# /" "$out" "$err"; fail "memleak --prefix failed"; }
+tpid=
+check leak_prefixed 2800 4
+expect_eq "memleak --prefix lk_: allocations, bytes, unknown frees" "$(totals)" "4 2800 0"
+
+# -s 4: 1 in 4 allocations, by pointer, and the tool says so; what it
+# keeps is among the known blocks.
+"$CLI" memleak -c "$W/leaker $go" -s 4 --top 100 > "$out" 2> "$err" ||
+	{ sed "s/^/# /" "$out" "$err"; fail "memleak -s 4 failed"; }
+grep -q "1 in 4 allocations (counts not scaled)" "$err" || { sed "s/^/# /" "$err"; fail "memleak -s 4 does not say it samples"; }
+t=$(totals)
+kept=${t%% *} t=${t#* }
+diag "memleak -s 4: $kept of the 32 blocks kept"
+if [ "$kept" -gt 32 ] || [ "${t%% *}" -gt 168640 ]; then
+	fail "memleak -s 4 shows blocks that are not leaker's"
+fi
+awk '/^\t\t/ { if (++fr == 1 && $1 !~ /^(leak_|lk_malloc)/) bad = 1; next } { fr = 0 } END { exit bad }' "$out" ||
+	{ sed "s/^/# /" "$out"; fail "memleak -s 4 shows a block from outside the leak_ functions"; }
 
 # The session ended with the tool: another one starts, on Debian's own
 # sleep (not the guest's busybox: static and stripped, it names no malloc), with an interval: one report, and the tool ends.
@@ -118,9 +171,9 @@ while [ "$(readlink /proc/$lpid/exe)" != /usr/bin/sleep ] && [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 timeout 30 "$CLI" memleak -p "$lpid" 1 1 > "$out" 2> "$err" ||
-	{ cat "$out" "$err"; fail "a second memleak -p did not run"; }
+	{ sed "s/^/# /" "$out" "$err"; fail "a second memleak -p did not run"; }
 grep -q "Process $lpid: Top 10 stacks with outstanding allocations" "$out" ||
-	{ cat "$out"; fail "the second session printed no report"; }
+	{ sed "s/^/# /" "$out"; fail "the second session printed no report"; }
 kill "$lpid"
 lpid=
 
@@ -138,20 +191,20 @@ os._exit(0)
 " "$go" &
 lpid=$!
 i=0
-while [ "$(readlink /proc/$lpid/exe)" != "$(readlink -f /usr/bin/python3)" ] && [ $i -lt 100 ]; do
+while [ "$(readlink /proc/$lpid/exe)" != "$(readlink -f /usr/bin/python3)" ] && [ $i -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 "$CLI" memleak -p "$lpid" --top 1000 > "$out" 2> "$err" &
 tpid=$!
 i=0
-while ! grep -q '^Tracing' "$err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q '^Tracing' "$err" || { cat "$err"; fail "memleak -p python3 did not start tracing"; }
+while ! grep -q '^Tracing' "$err" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q '^Tracing' "$err" || { sed "s/^/# /" "$err"; fail "memleak -p python3 did not start tracing"; }
 sleep 2
 touch "$go"
 wait "$lpid"
 lpid=
-wait "$tpid" || { cat "$out" "$err"; fail "memleak -p python3 failed"; }
+wait "$tpid" || { sed "s/^/# /" "$out" "$err"; fail "memleak -p python3 failed"; }
 tpid=
 res=$(awk '
 	function flush() { if (b != "") { all += b; if (fr >= 5 && !unk) good += b } b = "" }
@@ -179,8 +232,8 @@ while [ ! -s "$out.l" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 "$CLI" --dir /proc/memscope memleak -p "$lpid" 1 > "$out" 2> "$err" &
 tpid=$!
 i=0
-while ! grep -q '^Tracing' "$err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q '^Tracing' "$err" || { cat "$err"; fail "memleak -p (procfs) did not start tracing"; }
+while ! grep -q '^Tracing' "$err" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q '^Tracing' "$err" || { sed "s/^/# /" "$err"; fail "memleak -p (procfs) did not start tracing"; }
 touch "$go"
 sleep 2
 rmmod memscope || fail "rmmod while memleak -p traces"
@@ -196,4 +249,4 @@ kill -0 "$tpid" 2>/dev/null && fail "memleak -p still runs after memscope unload
 wait "$tpid" && fail "memleak -p exited 0 after its session vanished"
 tpid=
 grep -q "memscope was unloaded while memleak -p traced process $lpid_was" "$err" ||
-	{ cat "$err"; fail "memleak -p did not say memscope was unloaded"; }
+	{ sed "s/^/# /" "$err"; fail "memleak -p did not say memscope was unloaded"; }

@@ -12,6 +12,8 @@
  *   leak_aligned        2 x aligned_alloc(256, 512)        1024
  *   leak_reallocarray   2 x reallocarray(NULL, 3, 100)      600
  *   leak_mmap           3 x mmap(65536) anonymous, 1 unmapped  131072
+ *   leak_prefixed       6 x lk_malloc(700), 2 lk_free()d    2800
+ *                       (its own allocator: malloc and free by other names)
  * and 1000 malloc(64)/free pairs (churn), none of them outstanding; then
  * exits.  With STOP_FILE, it then fills, checks and frees a block in a
  * loop until STOP_FILE exists, and fails if a block ever reads back wrong
@@ -107,6 +109,34 @@ NOINLINE int loop(const char *stop)
 	return 0;
 }
 
+/* An allocator of its own, for memleak --prefix lk_: malloc and free by other names. */
+NOINLINE void *lk_malloc(size_t size)
+{
+	void *p = malloc(size);
+
+	asm volatile("" ::: "memory");
+	return p;
+}
+
+NOINLINE void lk_free(void *p)
+{
+	free(p);
+	asm volatile("" ::: "memory");
+}
+
+NOINLINE void leak_prefixed(void)
+{
+	void *p[6];
+	int i;
+
+	for (i = 0; i < 6; i++)
+		p[i] = lk_malloc(700);
+	lk_free(p[0]);
+	lk_free(p[1]);
+	for (i = 2; i < 6; i++)
+		hold(p[i]);
+}
+
 NOINLINE void churn(void)
 {
 	int i;
@@ -150,6 +180,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		leak_mmap();
 	munmap(leak_mmap(), 65536);
+	leak_prefixed();
 	churn();
 	return argc == 3 ? loop(argv[2]) : 0;
 }

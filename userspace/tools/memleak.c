@@ -225,8 +225,17 @@ static int cmd_memleak(const struct ms_opts *o)
 		"kmalloc*", "kmem_cache_*", "kfree", "page_alloc", "page_free", "percpu_*", NULL
 	};
 
-	if (o->has_pid)
+	if (o->has_pid && o->command) {
+		ms_fail("memleak takes -p PID or -c COMMAND, not both");
+		return 1;
+	}
+	if (o->has_pid || o->command)
 		return ms_memleak_process(o);
+	if (o->sample_rate || o->prefix) {
+		ms_fail("%s is for a process's allocations (-p PID or -c COMMAND); the kernel's are sampled with memscope.ko memleak_sample=N",
+			o->prefix ? "--prefix" : "-s");
+		return 1;
+	}
 	if (ms_check_optin("memleak", "memleak", "kmalloc", "its probes cost on every slab allocation", o->kept) < 0)
 		return 1;
 	ms_missed_watch(probes);
@@ -235,6 +244,7 @@ static int cmd_memleak(const struct ms_opts *o)
 
 MS_TOOL(memleak,
 	.topic = MS_TOPIC_ALLOC, .rank = 10,
-	.opts = OPT_PID | OPT_TOP | OPT_MIN_AGE | OPT_KEPT | OPT_INTERVAL,
-	.usage = "memleak [-p PID] [-o MIN_AGE_MS] [--top N] [--kept] [INTERVAL [COUNT]]",
+	.opts = OPT_PID | OPT_COMMAND | OPT_SAMPLE | OPT_PREFIX | OPT_TOP | OPT_MIN_AGE | OPT_KEPT |
+		OPT_INTERVAL,
+	.usage = "memleak [-p PID | -c COMMAND] [-s RATE] [--prefix PREFIX] [-o MIN_AGE_MS] [--top N] [--kept] [INTERVAL [COUNT]]",
 	.summary = "outstanding kernel allocations by call site, or with -p a process's by user stack (turns its probes on while it runs)");

@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,10 +44,14 @@ static const char *const ufuncs[] = {
 struct allocator {
 	char path[4096];	/* as the maps name it */
 	char open[128];		/* /proc/PID/map_files/START-END */
-	uint64_t off[NFUNCS];	/* 0: not defined there */
+	char *names[NFUNCS];	/* --prefix's, else ufuncs' */
+	uint64_t off[NFUNCS];	/* 0: not defined there, or not probed */
 };
 
-/* The first file PID maps that defines malloc, and its entry points. */
+/*
+ * The first file PID maps that defines NAMES[0] (malloc), and its entry
+ * points; 1, quietly, if none does.
+ */
 static int find_allocator(int64_t pid, struct allocator *a)
 {
 	char maps[64], line[4352], last[4096] = "";
@@ -69,7 +75,7 @@ static int find_allocator(int64_t pid, struct allocator *a)
 		snprintf(last, sizeof(last), "%s", path);
 		snprintf(a->open, sizeof(a->open), "/proc/%" PRId64 "/map_files/%llx-%llx", pid, start,
 			 end);
-		if (ms_symbols_find(a->open, ufuncs, NFUNCS, a->off) < 0) {
+		if (ms_symbols_find(a->open, (const char *const *)a->names, NFUNCS, a->off) < 0) {
 			if (errno == ENOTSUP) {
 				ms_fail("this memscope was built without libelf (elfutils), and memleak -p finds the allocator by its symbols; install libelf-dev and rebuild");
 				fclose(fp);
@@ -83,12 +89,50 @@ static int find_allocator(int64_t pid, struct allocator *a)
 		}
 	}
 	fclose(fp);
-	if (!found) {
-		ms_fail("process %" PRId64 " maps no file whose symbol table defines malloc: it may have exited, be a static executable stripped of its symbols, or use an allocator memleak -p does not know",
-			pid);
+	return found ? 0 : 1;
+}
+
+/*
+ * -c COMMAND: the command, split at spaces, run stopped at its exec()
+ * (ptrace), so that its first allocation is traced: its pid, or -1.
+ */
+static int64_t start_command(const char *command)
+{
+	char *copy = ms_xstrdup(command), *argv[64], *save = NULL, *w;
+	size_t n = 0;
+	int st;
+	pid_t pid;
+
+	for (w = strtok_r(copy, " \t", &save); w && n < 63; w = strtok_r(NULL, " \t", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	if (!n) {
+		ms_fail("-c needs a command to run");
+		free(copy);
 		return -1;
 	}
-	return 0;
+	pid = fork();
+	if (pid < 0) {
+		ms_fail("cannot start %s: fork: %s", argv[0], strerror(errno));
+		free(copy);
+		return -1;
+	}
+	if (!pid) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+			execvp(argv[0], argv);
+		fprintf(stderr, "Error: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	free(copy);
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+		ms_fail("%s did not start (see its error above)", command);
+		if (!WIFEXITED(st) && !WIFSIGNALED(st)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		return -1;
+	}
+	return pid;
 }
 
 /* What a write to the session file failed with, said for a user. */
@@ -141,6 +185,19 @@ static bool process_gone(int64_t pid)
 		gone = p[2] == 'Z' || p[2] == 'X';
 	fclose(fp);
 	return gone;
+}
+
+/* The module's uleak_* counters, since load: a report shows the session's. */
+static const char *const ustats[] = {
+	"uleak_unknown_frees", "uleak_dropped", "uleak_stacks_full", "uleak_threads_full",
+	"uleak_lost_calls",
+};
+#define NUSTATS (sizeof(ustats) / sizeof(ustats[0]))
+static uint64_t ubase[NUSTATS];
+
+static uint64_t ustat(const struct ms_counters *st, size_t i)
+{
+	return ms_stats_val(st, ustats[i]) - ubase[i];
 }
 
 /* One report, in BCC's layout, the most bytes first. */
@@ -226,12 +283,10 @@ static int report(const struct ms_opts *o, int64_t pid, bool final)
 	print_uint(PRINT_ANY, "outstanding_allocs", "TOTAL: %llu allocations", total);
 	print_uint(PRINT_ANY, "outstanding_bytes", ", %llu bytes outstanding", bytes);
 	print_uint(PRINT_ANY, "unknown_frees", ", %llu frees of memory allocated before tracing began\n",
-		   ms_stats_val(&st, "uleak_unknown_frees"));
+		   ustat(&st, 0));
 	{
-		uint64_t dropped = ms_stats_val(&st, "uleak_dropped");
-		uint64_t nostack = ms_stats_val(&st, "uleak_stacks_full");
-		uint64_t lost = ms_stats_val(&st, "uleak_threads_full") +
-				ms_stats_val(&st, "uleak_lost_calls");
+		uint64_t dropped = ustat(&st, 1), nostack = ustat(&st, 2);
+		uint64_t lost = ustat(&st, 3) + ustat(&st, 4);
 
 		print_uint(PRINT_JSON, "dropped", NULL, dropped);
 		print_uint(PRINT_JSON, "no_stack", NULL, nostack);
@@ -260,17 +315,45 @@ int ms_memleak_process(const struct ms_opts *o)
 	char *path = NULL;
 	int fd = -1, ret = 1, nprobes = 0;
 	uint64_t reports = 0;
+	int64_t pid = -1, child = 0;
 	double next;
+	int r = 1;
 	void *pre = NULL;
 	size_t i, j;
 	bool gone = false;
 
-	if (o->has_pid && o->pid <= 0) {
-		ms_fail("-p takes a process ID, not %" PRId64, o->pid);
-		goto out;
+	for (i = 0; i < NFUNCS; i++)
+		a->names[i] = ms_xasprintf("%s%s", o->prefix ? o->prefix : "", ufuncs[i]);
+	if (o->command) {
+		if (o->prefix) {
+			ms_fail("--prefix and -c: the allocator a prefix names is mapped only once the program runs; start it, then memleak -p PID --prefix %s",
+				o->prefix);
+			goto out;
+		}
+		pid = start_command(o->command);
+		if (pid < 0)
+			goto out;
+		/* Static, its own; else the C library, not mapped yet: this one's. */
+		r = find_allocator(pid, a);
+		if (r > 0)
+			r = find_allocator(getpid(), a);
+	} else {
+		if (o->pid <= 0) {
+			ms_fail("-p takes a process ID, not %" PRId64, o->pid);
+			goto out;
+		}
+		pid = o->pid;
+		r = find_allocator(pid, a);
 	}
-	if (find_allocator(o->pid, a))
+	if (r > 0)
+		ms_fail("process %" PRId64 " maps no file whose symbol table defines %s: it may have exited, be a static executable stripped of its symbols, or use an allocator memleak -p does not know (--prefix names another)",
+			pid, a->names[0]);
+	if (r)
 		goto out;
+	if (o->prefix) {
+		/* mmap and munmap stay the C library's: not the prefixed allocator's. */
+		a->off[10] = a->off[11] = 0;
+	}
 	path = ms_path("uleak");
 	fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
 	if (fd < 0) {
@@ -283,12 +366,25 @@ int ms_memleak_process(const struct ms_opts *o)
 	}
 	/* Its files' unwind tables first: the first allocations' stacks need them. */
 	pre = ms_ustack_preload_start();
-	if (say(fd, "pid %" PRId64, o->pid)) {
-		session_error("cannot start tracing", errno, o->pid);
+	{
+		struct ms_counters st;
+
+		if (ms_load_stats(&st))
+			goto out;
+		for (i = 0; i < NUSTATS; i++)
+			ubase[i] = ms_stats_val(&st, ustats[i]);
+		ms_stats_free(&st);
+	}
+	if (say(fd, "pid %" PRId64, pid)) {
+		session_error("cannot start tracing", errno, pid);
 		goto out;
 	}
 	if (o->has_min_age && say(fd, "age %" PRIu64, o->min_age_ms)) {
-		session_error("cannot set -o", errno, o->pid);
+		session_error("cannot set -o", errno, pid);
+		goto out;
+	}
+	if (o->sample_rate > 1 && say(fd, "rate %" PRIu64, o->sample_rate)) {
+		session_error("cannot set -s", errno, pid);
 		goto out;
 	}
 	for (i = 0; i < NFUNCS; i++) {
@@ -301,17 +397,26 @@ int ms_memleak_process(const struct ms_opts *o)
 			continue;
 		if (say(fd, "probe %s %#" PRIx64 " %s", a->open, a->off[i], ufuncs[i])) {
 			int err = errno;
-			char *what = ms_xasprintf("cannot probe %s in %s", ufuncs[i], a->path);
+			char *what = ms_xasprintf("cannot probe %s in %s", a->names[i], a->path);
 
-			session_error(what, err, o->pid);
+			session_error(what, err, pid);
 			free(what);
 			goto out;
 		}
 		nprobes++;
 	}
-	if (!o->json)
+	if (!o->json && o->sample_rate > 1)
+		fprintf(stderr, "Tracing %d allocator functions of %s in process %" PRId64 ", 1 in %" PRIu64 " allocations (counts not scaled). Hit Ctrl-C to end.\n",
+			nprobes, a->path, pid, o->sample_rate);
+	else if (!o->json)
 		fprintf(stderr, "Tracing %d allocator functions of %s in process %" PRId64 ". Hit Ctrl-C to end.\n",
-			nprobes, a->path, o->pid);
+			nprobes, a->path, pid);
+	/* -c: the program runs from here, its C library's breakpoints set as it is mapped. */
+	if (o->command && ptrace(PTRACE_DETACH, (pid_t)pid, NULL, NULL)) {
+		ms_fail("cannot let %s run: ptrace: %s", o->command, strerror(errno));
+		goto out;
+	}
+	child = o->command ? pid : 0;
 	next = ms_now_mono() + (o->has_interval ? o->interval : 0);
 	while (!ms_stop) {
 		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
@@ -319,15 +424,15 @@ int ms_memleak_process(const struct ms_opts *o)
 			break;
 		if (access(path, F_OK)) {
 			ms_fail("memscope was unloaded while memleak -p traced process %" PRId64 ": its uprobes and counts went with it; load memscope and run memleak -p again",
-				o->pid);
+				pid);
 			goto out;
 		}
 		ms_ustack_preload_tick(pre);
-		gone = process_gone(o->pid);
+		gone = child ? waitpid((pid_t)child, NULL, WNOHANG) == child : process_gone(pid);
 		if (gone)
 			break;
 		if (o->has_interval && ms_now_mono() >= next) {
-			if (report(o, o->pid, false))
+			if (report(o, pid, false))
 				goto out;
 			next += o->interval;
 			if (o->count && ++reports >= o->count) {
@@ -336,11 +441,18 @@ int ms_memleak_process(const struct ms_opts *o)
 			}
 		}
 	}
-	ret = report(o, o->pid, gone);
+	ret = report(o, pid, gone);
 	if (!ret && gone && !o->json)
 		fprintf(stderr, "Process %" PRId64 " exited: the allocations above were never freed.\n",
-			o->pid);
+			pid);
 out:
+	if (pid > 0 && o->command && !child) {
+		/* Set up failed before it ran: it never will. */
+		kill((pid_t)pid, SIGKILL);
+		waitpid((pid_t)pid, NULL, 0);
+	}
+	for (i = 0; i < NFUNCS; i++)
+		free(a->names[i]);
 	if (pre)
 		ms_ustack_preload_end(pre);
 	if (fd >= 0)

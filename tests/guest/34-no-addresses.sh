@@ -15,7 +15,7 @@ timeout 2 cat $D/events > /tmp/events.out 2>/dev/null
 
 addr='ffff[0-9a-f]{8,}|0x[0-9a-f]{12,}|(^|[^0-9a-fx])0{8}[0-9a-f]{8}([^0-9a-f]|$)'
 bad=0 n=0
-for f in $(find $D /proc/memscope -type f ! -name control ! -name unwind ! -name events) /tmp/events.out; do
+for f in $(find $D /proc/memscope -type f ! -name control ! -name unwind ! -name uleak ! -name events) /tmp/events.out; do
 	n=$((n + 1))
 	if grep -Ei "$addr" "$f" > /tmp/addr.out; then
 		diag "$f: $(head -n 2 /tmp/addr.out)"

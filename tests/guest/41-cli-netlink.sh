@@ -175,7 +175,7 @@ $CLI status > /dev/null
 echo "disable all" > $D/control || fail "disable all"
 MSREAD=$TOP/build/cli/msread
 [ -x "$MSREAD" ] || fail "no $MSREAD (make cli)"
-files=$(cd $D && find . -type f ! -name control ! -name unwind ! -name events ! -path './hist/*' |
+files=$(cd $D && find . -type f ! -name control ! -name unwind ! -name uleak ! -name events ! -path './hist/*' |
 	sed 's,^\./,,' | sort)
 # read3 FILE...: the files (cat: debugfs says its files are empty, and cmp
 # would believe it), msread's text of them and msread --netlink's.

@@ -44,7 +44,7 @@ MM="time_ns=$N pid=$N comm=$F size=$N prot=[-r][-w][-x]\\+? flags=$F off=$N err=
 SHM="time_ns=$N pid=$N comm=$F call=(shmget key=0x[0-9a-f]{8} size=$N flags=$F id=-?$N|shmat id=-?$N flags=$F|shmdt|shmctl id=-?$N cmd=$F) err=-?$N"
 grammar() {	# grammar FILE: the ERE every line of FILE must match
 	case $1 in
-	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N memleak_sample $N|ustack_depth $N|ustack_files $N|unwind_bytes $N|swap_residency_size $N|kretprobe_instance_bytes $N|oom_ring_size $N|tables( [a-z_]+)+)\$" ;;
+	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N memleak_sample $N|ustack_depth $N|ustack_files $N|unwind_bytes $N|swap_residency_size $N|kretprobe_instance_bytes $N|oom_ring_size $N|uleak size $N stacks $N|uleak unavailable:[a-z_]+|tables( [a-z_]+)+)\$" ;;
 	probes) echo "^(# name target state hits missed|[a-z_0-9]+ $F (attached|disabled|unavailable:[a-z_0-9]+) $N $N)\$" ;;
 	stats) echo "^[a-z_0-9]+ $N\$" ;;
 	faults_by_pid) echo "^(# pid comm faults major|$N $F $N $N)\$" ;;
@@ -60,6 +60,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	faults_by_stack) echo "^(# pid comm faults depth stack|$N $F $N ($N ($FR,)*$FR|0 -))\$" ;;
 	brk_by_stack) echo "^(# pid comm brk depth stack|$N $F $N ($N ($FR,)*$FR|0 -))\$" ;;
 	files) echo "^(# slot dev ino gen state build_id loads path|$N - - - pending - - -|$N $N:$N $N $N (named|deleted|truncated) ([0-9a-f]+|-) (-|(0x[0-9a-f]+:0x[0-9a-f]+:0x[0-9a-f]+,?)+) $F)\$" ;;
+	uleak_outstanding) echo "^(# allocs bytes oldest_ms depth stack|$N $N $N ($N ($FR,)*$FR|0 -))\$" ;;
 	unwind_tables) echo "^(# dev ino gen seg_offset bytes rows|$N:$N $N $N 0x[0-9a-f]+ $N $N)\$" ;;
 	swap_residency_by_pid) echo "^(# pid comm swapouts swapins median_ns|$N $F $N $N $N)\$" ;;
 	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$LA confirmed=[01] gfp_flags=$GFP seq=$N\$" ;;
@@ -110,7 +111,7 @@ churn=$!
 trap 'kill $churn 2>/dev/null; ms_unload 2>/dev/null' EXIT
 sleep 2
 
-files=$(cd $D && find . -type f ! -name control ! -name unwind ! -name events | sed 's,^\./,,' | sort)
+files=$(cd $D && find . -type f ! -name control ! -name unwind ! -name uleak ! -name events | sed 's,^\./,,' | sort)
 n=0 lines=0
 mkdir -p /tmp/r51
 for f in $files; do

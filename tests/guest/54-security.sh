@@ -18,7 +18,7 @@ for dir in $D /proc/memscope; do
 	n=0
 	for f in $(find "$dir" -type f | sort); do
 		n=$((n + 1))
-		case $f in */control|*/unwind) want="200 0 0" ;; *) want="400 0 0" ;; esac
+		case $f in */control|*/unwind|*/uleak) want="200 0 0" ;; *) want="400 0 0" ;; esac
 		got=$(stat -c '%a %u %g' "$f")
 		[ "$got" = "$want" ] || fail "$f: mode, uid, gid $got, want $want"
 	done

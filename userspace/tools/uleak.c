@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,12 +50,36 @@ struct allocator {
 };
 
 /*
+ * Where PID's dynamic linker is mapped (AT_BASE), 0 if none: glibc's
+ * before 2.32 exports a malloc of its own, which the program never calls
+ * once its C library is loaded.
+ */
+static unsigned long long interp_base(int64_t pid)
+{
+	unsigned long long base = 0;
+	unsigned long v[2];
+	char path[64];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%" PRId64 "/auxv", pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;
+	while (fread(v, sizeof(v), 1, fp) == 1 && v[0])
+		if (v[0] == 7)	/* AT_BASE */
+			base = v[1];
+	fclose(fp);
+	return base;
+}
+
+/*
  * The first file PID maps that defines NAMES[0] (malloc), and its entry
  * points; 1, quietly, if none does.
  */
 static int find_allocator(int64_t pid, struct allocator *a)
 {
 	char maps[64], line[4352], last[4096] = "";
+	unsigned long long interp = interp_base(pid);
 	FILE *fp;
 	int found = 0;
 
@@ -73,6 +98,8 @@ static int find_allocator(int64_t pid, struct allocator *a)
 			   path) < 4 || !ino || path[0] != '/' || !strcmp(path, last))
 			continue;
 		snprintf(last, sizeof(last), "%s", path);
+		if (start == interp)
+			continue;
 		snprintf(a->open, sizeof(a->open), "/proc/%" PRId64 "/map_files/%llx-%llx", pid, start,
 			 end);
 		if (ms_symbols_find(a->open, (const char *const *)a->names, NFUNCS, a->off) < 0) {
@@ -124,7 +151,10 @@ static int64_t start_command(const char *command)
 		_exit(127);
 	}
 	free(copy);
-	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+	st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFSTOPPED(st)) {
 		ms_fail("%s did not start (see its error above)", command);
 		if (!WIFEXITED(st) && !WIFSIGNALED(st)) {
 			kill(pid, SIGKILL);
@@ -197,7 +227,24 @@ static uint64_t ubase[NUSTATS];
 
 static uint64_t ustat(const struct ms_counters *st, size_t i)
 {
-	return ms_stats_val(st, ustats[i]) - ubase[i];
+	uint64_t v = ms_stats_val(st, ustats[i]);
+
+	/* Below its start: a `reset` since, which counts from 0 again. */
+	return v >= ubase[i] ? v - ubase[i] : v;
+}
+
+/* The device and inode of PID's executable: exec() changes them. */
+static bool exe_id(int64_t pid, dev_t *dev, ino_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%" PRId64 "/exe", pid);
+	if (stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
 }
 
 /* One report, in BCC's layout, the most bytes first. */
@@ -316,10 +363,12 @@ int ms_memleak_process(const struct ms_opts *o)
 	int fd = -1, ret = 1, nprobes = 0;
 	uint64_t reports = 0;
 	int64_t pid = -1, child = 0;
+	dev_t exe_dev = 0, dev;
+	ino_t exe_ino = 0, ino;
 	double next;
 	int r = 1;
 	void *pre = NULL;
-	size_t i, j;
+	size_t i, j, k;
 	bool gone = false;
 
 	for (i = 0; i < NFUNCS; i++)
@@ -387,7 +436,15 @@ int ms_memleak_process(const struct ms_opts *o)
 		session_error("cannot set -s", errno, pid);
 		goto out;
 	}
-	for (i = 0; i < NFUNCS; i++) {
+	/*
+	 * Frees first, then realloc, then the allocators: each registration
+	 * stops the process a moment, and a block allocated under a probe
+	 * whose free is not probed yet would be a leak that is not one.
+	 */
+	for (k = 0; k < NFUNCS; k++) {
+		static const unsigned char order[NFUNCS] = { 4, 11, 2, 3, 0, 1, 5, 6, 7, 8, 9, 10 };
+
+		i = order[k];
 		if (!a->off[i])
 			continue;
 		/* One function under two names (glibc's memalign and aligned_alloc): probed once. */
@@ -411,6 +468,7 @@ int ms_memleak_process(const struct ms_opts *o)
 	else if (!o->json)
 		fprintf(stderr, "Tracing %d allocator functions of %s in process %" PRId64 ". Hit Ctrl-C to end.\n",
 			nprobes, a->path, pid);
+	exe_id(pid, &exe_dev, &exe_ino);
 	/* -c: the program runs from here, its C library's breakpoints set as it is mapped. */
 	if (o->command && ptrace(PTRACE_DETACH, (pid_t)pid, NULL, NULL)) {
 		ms_fail("cannot let %s run: ptrace: %s", o->command, strerror(errno));
@@ -431,6 +489,16 @@ int ms_memleak_process(const struct ms_opts *o)
 		gone = child ? waitpid((pid_t)child, NULL, WNOHANG) == child : process_gone(pid);
 		if (gone)
 			break;
+		if (!exe_id(pid, &dev, &ino)) {
+			gone = !child || waitpid((pid_t)child, NULL, 0) == child;
+			break;
+		}
+		if (dev != exe_dev || ino != exe_ino) {
+			/* Its new image has a new address space, which no breakpoint names. */
+			print_warn("process %" PRId64 " ran exec(): what it allocates now is not traced; the report below is its old image's",
+				   pid);
+			break;
+		}
 		if (o->has_interval && ms_now_mono() >= next) {
 			if (report(o, pid, false))
 				goto out;

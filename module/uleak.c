@@ -104,8 +104,8 @@ struct ms_ualloc {
  * return was never seen (a longjmp() out of a signal handler, a uretprobe
  * the kernel could not set) is found deeper than the stack pointer of a
  * later entry or return, and dropped, counted.  Calls made inside another
- * (glibc's realloc calls malloc and free, its large mallocs mmap) are the
- * outer call's, and not followed.
+ * (glibc's realloc calls malloc and free, its large mallocs mmap) or
+ * tail-called from it are the outer call's, and not followed.
  */
 struct ms_uthread {
 	pid_t tid;			/* 0: free; written last, released */
@@ -316,8 +316,13 @@ static int ms_uleak_entry(MS_UPROBE_HANDLER_ARGS(uc, regs))
 		return UPROBE_HANDLER_REMOVE;
 	t = ms_uthread(false);
 	if (t && t->open) {
-		/* Inside the open call: the outer call's.  Deeper than here: its return was lost. */
-		if (t->sp > sp)
+		/*
+		 * Inside the open call, or tail-called from it (glibc's
+		 * reallocarray jumps to realloc, realloc(NULL, n) to malloc: the
+		 * same frame): the open call's.  Deeper than here: its return
+		 * was lost.
+		 */
+		if (t->sp >= sp)
 			return 0;
 		t->open = false;
 		ms_stat_inc(uleak, MS_uleak_lost_calls);
@@ -403,8 +408,15 @@ static int ms_uleak_return(MS_URETPROBE_HANDLER_ARGS(uc, func, regs))
 		return 0;	/* no call open: its entry was not followed */
 	if (t->sp + MS_URET_SP_DELTA > sp)
 		return 0;	/* a return from inside the open call: not followed */
+	/*
+	 * The calls it tail-called return with it, innermost first (their
+	 * uretprobes chain on one return address): the open call's own
+	 * return is the last.
+	 */
+	if (t->sp + MS_URET_SP_DELTA == sp && t->fn != p->fn)
+		return 0;
 	t->open = false;
-	if (t->sp + MS_URET_SP_DELTA < sp || t->fn != p->fn) {
+	if (t->sp + MS_URET_SP_DELTA < sp) {
 		/* The open call's return was lost: this one is another's. */
 		ms_stat_inc(uleak, MS_uleak_lost_calls);
 		goto out;

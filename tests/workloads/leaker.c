@@ -15,8 +15,8 @@
  *   leak_prefixed       6 x lk_malloc(700), 2 lk_free()d    2800
  *                       (its own allocator: malloc and free by other names)
  * and 1000 malloc(64)/free pairs (churn), none of them outstanding; then
- * exits.  With STOP_FILE, it then fills, checks and frees a block in a
- * loop until STOP_FILE exists, and fails if a block ever reads back wrong
+ * exits.  With STOP_FILE, it then prints "looping" and fills, checks and
+ * frees a block in a loop until STOP_FILE exists, and fails if a block ever reads back wrong
  * (the program must run on correctly while memscope unloads under it).
  * Dynamic, without frame pointers, as distribution programs are.
  */
@@ -91,6 +91,8 @@ NOINLINE int loop(const char *stop)
 {
 	unsigned long n;
 
+	printf("looping\n");
+	fflush(stdout);
 	for (n = 0;; n++) {
 		unsigned char *p = malloc(4096);
 		int i;

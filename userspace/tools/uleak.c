@@ -233,6 +233,20 @@ static uint64_t ustat(const struct ms_counters *st, size_t i)
 	return v >= ubase[i] ? v - ubase[i] : v;
 }
 
+/* Whether memscope is gone, with the session: said once. */
+static bool unloaded(const char *path, int64_t pid)
+{
+	static bool said;
+
+	if (!access(path, F_OK))
+		return false;
+	if (!said)
+		ms_fail("memscope was unloaded while memleak -p traced process %" PRId64 ": its uprobes and counts went with it; load memscope and run memleak -p again",
+			pid);
+	said = true;
+	return true;
+}
+
 /* The device and inode of PID's executable: exec() changes them. */
 static bool exe_id(int64_t pid, dev_t *dev, ino_t *ino)
 {
@@ -480,11 +494,8 @@ int ms_memleak_process(const struct ms_opts *o)
 		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
 		if (ms_stop)
 			break;
-		if (access(path, F_OK)) {
-			ms_fail("memscope was unloaded while memleak -p traced process %" PRId64 ": its uprobes and counts went with it; load memscope and run memleak -p again",
-				pid);
+		if (unloaded(path, pid))
 			goto out;
-		}
 		ms_ustack_preload_tick(pre);
 		gone = child ? waitpid((pid_t)child, NULL, WNOHANG) == child : process_gone(pid);
 		if (gone)
@@ -500,8 +511,10 @@ int ms_memleak_process(const struct ms_opts *o)
 			break;
 		}
 		if (o->has_interval && ms_now_mono() >= next) {
-			if (report(o, pid, false))
+			if (unloaded(path, pid) || report(o, pid, false)) {
+				unloaded(path, pid);
 				goto out;
+			}
 			next += o->interval;
 			if (o->count && ++reports >= o->count) {
 				ret = 0;
@@ -509,7 +522,9 @@ int ms_memleak_process(const struct ms_opts *o)
 			}
 		}
 	}
-	ret = report(o, pid, gone);
+	ret = unloaded(path, pid) || report(o, pid, gone);
+	if (ret)
+		unloaded(path, pid);
 	if (!ret && gone && !o->json)
 		fprintf(stderr, "Process %" PRId64 " exited: the allocations above were never freed.\n",
 			pid);

@@ -140,20 +140,30 @@ static const struct file_operations ms_fops = {
 
 #define MS_CONTROL_MAX 64
 
-static ssize_t ms_control_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
+/*
+ * One command written to a command file (control, uleak): @count bytes
+ * into @buf of @size, NUL-terminated.  0, -EINVAL for an empty or too long
+ * one or one with a NUL ("reset\0junk" is not "reset": a NUL would hide
+ * the rest), or -EFAULT.
+ */
+int ms_user_line(char *buf, size_t size, const char __user *ubuf, size_t count)
 {
-	char buf[MS_CONTROL_MAX];
-	int err;
-
-	if (count == 0 || count >= sizeof(buf))
+	if (count == 0 || count >= size)
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	/* "reset\0junk" is not "reset": a NUL would hide the rest. */
-	if (strlen(buf) != count)
-		return -EINVAL;
+	return strlen(buf) == count ? 0 : -EINVAL;
+}
+
+static ssize_t ms_control_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	char buf[MS_CONTROL_MAX];
+	int err = ms_user_line(buf, sizeof(buf), ubuf, count);
+
+	if (err)
+		return err;
 	err = ms_control(buf, file);
 	return err ?: count;
 }

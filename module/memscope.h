@@ -887,6 +887,8 @@ int ms_fs_init(void);
 void ms_fs_exit(void);
 int ms_file_show(struct seq_file *m, const char *name);
 
+int ms_user_line(char *buf, size_t size, const char __user *ubuf, size_t count);
+
 /* control.c: reset, enable NAME, disable NAME */
 void ms_reset_all(void);
 struct file;

@@ -599,15 +599,11 @@ static ssize_t ms_uleak_write(struct file *file, const char __user *ubuf, size_t
 {
 	char buf[MS_ULEAK_LINE], *cmd, *arg;
 	unsigned int v;
-	int err = -EINVAL;
+	int err = ms_user_line(buf, sizeof(buf), ubuf, count);
 
-	if (count == 0 || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (strlen(buf) != count)
-		return -EINVAL;
+	if (err)
+		return err;
+	err = -EINVAL;
 	cmd = strim(buf);
 	arg = strchr(cmd, ' ');
 	if (arg)

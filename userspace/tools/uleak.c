@@ -385,6 +385,14 @@ int ms_memleak_process(const struct ms_opts *o)
 	size_t i, j, k;
 	bool gone = false;
 
+	if (o->netlink) {
+		ms_fail("memleak -p holds the module's uleak file open for as long as it traces, which netlink does not carry: run it without --netlink");
+		goto out;
+	}
+	if (o->kept) {
+		ms_fail("--kept shows what the kernel's memleak kept; memleak -p and -c trace a process only while they run");
+		goto out;
+	}
 	for (i = 0; i < NFUNCS; i++)
 		a->names[i] = ms_xasprintf("%s%s", o->prefix ? o->prefix : "", ufuncs[i]);
 	if (o->command) {

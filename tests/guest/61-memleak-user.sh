@@ -44,7 +44,7 @@ exec 3> $D/uleak
 bad "hello" "junk"
 bad "probe /bin/true 0x1000 malloc" "a probe before pid"
 bad "pid 999999" "no such process"
-/usr/bin/sleep 30 &
+/usr/bin/sleep 30 3>&- &	# not holding the session's file: it ends when fd 3 closes
 spid=$!
 printf 'pid %d' "$spid" >&3 || fail "uleak refused pid $spid"
 exec 4> $D/uleak
@@ -55,12 +55,19 @@ bad "probe /usr/bin/sleep 0x1000 mallocx" "no such function"
 bad "rate 0" "a rate of 0"
 exec 3>&-
 kill "$spid"
+wait "$spid" 2>/dev/null
+# What the tool cannot do, it says: no session over netlink, nothing --kept.
+"$CLI" --netlink memleak -p $$ 2>&1 | grep -q "run it without --netlink" ||
+	fail "memleak -p --netlink does not say it needs the module's files"
+"$CLI" memleak -p $$ --kept 2>&1 | grep -q "trace a process only while they run" ||
+	fail "memleak -p --kept does not say it keeps nothing"
 
 "$W/leaker" "$go" > "$out.l" &
 lpid=$!
 i=0
 while [ ! -s "$out.l" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -s "$out.l" ] || fail "leaker did not start"
+: > "$err"	# the loop below must not see the last run's "Tracing"
 "$CLI" memleak -p "$lpid" --top 100 > "$out" 2> "$err" &
 tpid=$!
 i=0
@@ -147,6 +154,7 @@ rm -f "$go" "$stop"
 lpid=$!
 i=0
 while [ ! -s "$out.l" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+: > "$err"	# the loop below must not see the last run's "Tracing"
 "$CLI" memleak -p "$lpid" --top 100 > "$out" 2> "$err" &
 tpid=$!
 i=0
@@ -193,6 +201,7 @@ rm -f "$go"
 lpid=$!
 i=0
 while [ ! -s "$out.l" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+: > "$err"	# the loop below must not see the last run's "Tracing"
 "$CLI" memleak -p "$lpid" --prefix lk_ > "$out" 2> "$err" &
 tpid=$!
 i=0
@@ -255,6 +264,7 @@ while [ "$(readlink /proc/$lpid/exe)" != "$(readlink -f /usr/bin/python3)" ] && 
 	sleep 0.1
 	i=$((i + 1))
 done
+: > "$err"	# the loop below must not see the last run's "Tracing"
 "$CLI" memleak -p "$lpid" --top 1000 > "$out" 2> "$err" &
 tpid=$!
 i=0
@@ -289,6 +299,7 @@ rm -f "$go" "$stop"
 lpid=$!
 i=0
 while [ ! -s "$out.l" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+: > "$err"	# the loop below must not see the last run's "Tracing"
 "$CLI" --dir /proc/memscope memleak -p "$lpid" 1 > "$out" 2> "$err" &
 tpid=$!
 i=0

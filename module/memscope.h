@@ -788,7 +788,7 @@ int ms_view_release(struct inode *inode, struct file *file);
  * data is neither a table nor a view (the files user stack frames are
  * in).  Served over netlink by GET_TEXT, as `version` is.
  */
-#define MS_MAX_TEXTS	4
+#define MS_MAX_TEXTS	8
 struct ms_text {
 	const char *file;
 	int (*show)(struct seq_file *m);
@@ -832,7 +832,7 @@ struct ms_family {
 	X(faults) X(swapin) X(hugetlb) X(oom) X(vmscan) X(compaction)	\
 	X(faults_cgroup) X(swapin_cgroup) X(memleak) X(slabtop)		\
 	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile) X(unwind)	\
-	X(uleak)
+	X(uleak) X(pressure)
 /*
  * ufile.c: user stack frames as (file, offset), in probe context, under
  * the mmap lock that ms_ufile_lock() tries for (false: busy, counted).

@@ -145,6 +145,14 @@ grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vms
 # The reclaim begin events gained classzone_idx in 4.8 (and lost it in 5.2).
 grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vmscan.h" |
 	grep -q classzone_idx && echo -DMS_HAVE_TP_RECLAIM_BEGIN_CLASSZONE
+# PSI's memory "full" counts a running stalled task from 5.13 (the
+# NR_MEMSTALL_RUNNING count); before, only a tick's worth at a time.
+has include/linux/psi_types.h 'NR_MEMSTALL_RUNNING' && echo -DMS_HAVE_PSI_MEMSTALL_RUNNING
+# sched_switch gained preempt in 4.4 and prev_state in 5.18.
+grep -sA5 'TRACE_EVENT(sched_switch' "$ev/sched.h" |
+	grep -q 'bool preempt' && echo -DMS_HAVE_TP_SCHED_SWITCH_PREEMPT
+grep -sA5 'TRACE_EVENT(sched_switch' "$ev/sched.h" |
+	grep -q 'prev_state' && echo -DMS_HAVE_TP_SCHED_SWITCH_PREV_STATE
 # mm_vmscan_kswapd_wake gained zid in 4.8.
 grep -sA2 'TRACE_EVENT(mm_vmscan_kswapd_wake' "$ev/vmscan.h" |
 	grep -q 'int zid' && echo -DMS_HAVE_TP_KSWAPD_WAKE_ZID

@@ -101,6 +101,18 @@ static inline unsigned long ms_shrink_freed(u64 aux, int retval)
 #define MS_KSWAPD_WAKE_PROTO void *data, int nid, int order
 #endif /* MS_HAVE_TP_KSWAPD_WAKE_ZID */
 
+/* sched_switch: (prev, next) before 4.4, preempt first since, prev_state from 5.18. */
+#if defined(MS_HAVE_TP_SCHED_SWITCH_PREV_STATE)
+#define MS_SCHED_SWITCH_PROTO \
+	void *data, bool preempt, struct task_struct *prev, struct task_struct *next, \
+	unsigned int prev_state
+#elif defined(MS_HAVE_TP_SCHED_SWITCH_PREEMPT)
+#define MS_SCHED_SWITCH_PROTO \
+	void *data, bool preempt, struct task_struct *prev, struct task_struct *next
+#else
+#define MS_SCHED_SWITCH_PROTO void *data, struct task_struct *prev, struct task_struct *next
+#endif /* MS_HAVE_TP_SCHED_SWITCH_PREV_STATE */
+
 /*
  * Pages reclaim wrote itself: mm_vmscan_writepage(page, reclaim_flags)
  * before 4.8, (page) until 5.18, then mm_vmscan_write_folio(folio).

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-args: -m 256M
+# pressure: memscope's memory stall time against the kernel's own PSI,
+# /proc/pressure/memory, on the same run: anonymous memory thrashing
+# through zram swap in a small memcg, page-cache thrashing (refaults)
+# in a small memcg, and global direct reclaim.  PSI counts what memscope
+# counts, from the same sites; the two differ in how each learns what runs
+# on a CPU (docs/pressure.md), and the tolerances say by how much.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -e /proc/pressure/memory ] || lacks "PSI (/proc/pressure/memory), the ground truth here"
+ms_load
+for p in pressure_enter pressure_leave pressure_switch; do
+	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
+done
+CG=/sys/fs/cgroup/memscope-pressure
+[ -e /sys/fs/cgroup/cgroup.controllers ] || lacks "cgroup v2"
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail "cannot enable the memory controller"
+rmdir $CG 2>/dev/null
+mkdir $CG || fail "mkdir $CG"
+trap 'rmdir $CG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
+
+# The file is /proc/pressure/memory's, line for line.
+awk 'NR == 1 && /^some avg10=[0-9]+\.[0-9][0-9] avg60=[0-9]+\.[0-9][0-9] avg300=[0-9]+\.[0-9][0-9] total=[0-9]+$/ { n++ }
+     NR == 2 && /^full avg10=[0-9]+\.[0-9][0-9] avg60=[0-9]+\.[0-9][0-9] avg300=[0-9]+\.[0-9][0-9] total=[0-9]+$/ { n++ }
+     END { exit !(n == 2 && NR == 2) }' $D/pressure || fail "pressure is not PSI's two lines: $(cat $D/pressure)"
+
+# total KIND FILE: the total= of the some or full line.
+total() { awk -v k="$1" '$1 == k { sub("total=", "", $5); print $5 }' "$2"; }
+# The tolerances: the issue's, some within 15% and full within 25%, on
+# kernels whose PSI counts a running stalled task as full (5.13 on, as
+# memscope does) without PREEMPT_RT; there the two agree within 2%.
+# Elsewhere they do not yet, and the bounds say how far apart they were:
+# - before 5.13 the kernel samples a running stall's full at scheduler
+#   ticks, for the time since the CPU's last change of any task, which
+#   memscope sees only in part (switches, not wakeups): on 5.10, some
+#   differed by up to 49% (short stalls) and full by up to 75%;
+# - on PREEMPT_RT memscope's some was 24% to 33% over the kernel's.
+# There the bounds are 100% and 150%: still a failure for a memscope that
+# counts nothing or double (docs/pressure.md, "Where the figures differ").
+if kver_ge 5 13 && ! uname -v | grep -q PREEMPT_RT; then
+	tol_some=15 tol_full=25
+else
+	tol_some=100 tol_full=150
+fi
+# measure NAME MIN_US CMD...: run CMD; the kernel's some total must move
+# by MIN_US at least (the workload stalled), and memscope's some and full
+# by the kernel's, within the tolerances.
+measure() {
+	_name=$1 _min=$2; shift 2
+	cat /proc/pressure/memory > /tmp/k0; cat $D/pressure > /tmp/m0
+	"$@" > /dev/null || fail "$_name: $* failed"
+	cat /proc/pressure/memory > /tmp/k1; cat $D/pressure > /tmp/m1
+	for _k in some full; do
+		_kd=$(( $(total $_k /tmp/k1) - $(total $_k /tmp/k0) ))
+		_md=$(( $(total $_k /tmp/m1) - $(total $_k /tmp/m0) ))
+		[ $_k = some ] && expect_ge "$_name: the kernel's some (us)" $_kd "$_min"
+		expect_within "$_name: $_k, memscope's us against the kernel's" $_md $_kd \
+			"$([ $_k = some ] && echo $tol_some || echo $tol_full)"
+	done
+}
+# in_cg CMD...: CMD in the test's memcg.
+# shellcheck disable=SC2317 # called through measure
+in_cg() { sh -c 'echo $$ > "$0"/cgroup.procs && exec "$@"' "$CG" "$@"; }
+
+zram_swap 256M || fail "no zram"
+
+# Anonymous memory thrashing through zram swap in a small memcg: reclaim
+# and swap-in, on the CPU, with nothing else to run.
+echo 24M > $CG/memory.max
+measure "anon thrash" 200000 in_cg "$W/swap_churn" 64 3
+
+# The same beside a CPU hog on the same CPU: some stays, full is only
+# the time the stalled task itself runs (PSI's 5.13 definition: nothing
+# productive may run for the CPU to count as full).
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+# shellcheck disable=SC2016 # the inner shell expands them
+measure "anon thrash beside a CPU hog" 200000 taskset -c 0 sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 3' "$CG" "$W/swap_churn"
+kill $hog; wait $hog 2>/dev/null
+
+# Page-cache thrashing in a small memcg, on ext4 on a zram disk: each
+# pass reads back pages the last evicted (refaults, waits on their reads).
+fdev=zram$(cat /sys/class/zram-control/hot_add)
+echo 128M > "/sys/block/$fdev/disksize"
+modprobe ext4 2>/dev/null
+mkfs.ext4 -q "/dev/$fdev" || fail "mkfs.ext4 /dev/$fdev"
+mkdir -p /tmp/pfs
+mount "/dev/$fdev" /tmp/pfs || fail "mount /dev/$fdev"
+trap 'umount /tmp/pfs; echo ${fdev#zram} > /sys/class/zram-control/hot_remove; rmdir $CG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
+dd if=/dev/urandom of=/tmp/pfs/data bs=1M count=48 2>/dev/null || fail "dd"
+sync; echo 3 > /proc/sys/vm/drop_caches
+echo 16M > $CG/memory.max
+measure "file thrash" 20000 in_cg sh -c 'for i in 1 2 3 4; do cat /tmp/pfs/data; done'
+echo max > $CG/memory.max
+
+# Global direct reclaim: more anonymous memory than the guest has.
+measure "global reclaim" 50000 "$W/memhog" 300
+# export names memscope's series, and never node_exporter's where the
+# kernel exports its own PSI (node_exporter does, from the same file).
+"$CLI" export --node-names > /tmp/e.prom || fail "memscope export --node-names failed"
+grep -q '^memscope_pressure_memory_waiting_seconds_total [0-9]' /tmp/e.prom ||
+	fail "export: no memscope_pressure_memory_waiting_seconds_total"
+grep -q '^node_pressure' /tmp/e.prom &&
+	fail "export --node-names gave node_exporter's names where the kernel has PSI"
+diag "export --node-names: memscope's pressure series, and no node_ duplicate of the kernel's"
+grep pressure $D/stats | while read -r l; do diag "$l"; done
+expect_eq "stalls not counted for a full task table" "$(ms_stat pressure_tasks_full)" 0
+exit 0

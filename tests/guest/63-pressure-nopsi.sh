@@ -1,0 +1,108 @@
+#!/bin/sh
+# vm-args: -c 2 -m 1G --append psi=0
+# SPDX-License-Identifier: GPL-2.0
+# pressure where the kernel builds PSI in but boots with it off (psi=0
+# here; RHEL 8's default, CONFIG_PSI_DEFAULT_DISABLED): the kernel shows
+# no /proc/pressure/memory, and memscope's pressure is all there is.  The
+# kernel still calls its memstall functions, which return at once, and
+# memscope counts from them.  Without the kernel's PSI to compare with,
+# the ground truth is the workload's: an idle guest stalls for nothing; a
+# memcg thrashing through zram stalls at least as long as the memcg
+# reclaim the vmscan tracepoints timed for it, and no longer than it ran;
+# the 10 s average rises with it and decays after.  Then the tools:
+# memscope pressure, export (--node-names: node_exporter's names, which
+# the kernel does not give here) and analyze.  (This boot is the -c 2
+# -m 1G group's, 50-stress's and 57-unload-control's, which care nothing
+# for PSI: psi=0 costs them nothing, and a boot of its own would cost
+# half a minute a kernel.)
+. "$(dirname "$0")/lib.sh"
+need_root
+grep -qw 'psi=0' /proc/cmdline || fail "not booted with psi=0 (vm-args)"
+[ -e /proc/pressure/memory ] && fail "psi=0, yet the kernel shows /proc/pressure/memory"
+[ -e /sys/fs/cgroup/cgroup.controllers ] || lacks "cgroup v2"
+ms_load
+for p in pressure_enter pressure_leave pressure_switch; do
+	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
+done
+CG=/sys/fs/cgroup/memscope-nopsi
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail "cannot enable the memory controller"
+rmdir $CG 2>/dev/null
+mkdir $CG || fail "mkdir $CG"
+trap 'rmdir $CG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
+zram_swap 256M || fail "no zram"
+
+# field KIND NAME: a value of the pressure file's some or full line.
+field() { awk -v k="$1" -v f="$2" '$1 == k { for (i = 2; i <= NF; i++) {
+	split($i, kv, "="); if (kv[1] == f) print kv[2] } }' $D/pressure; }
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+# Idle: three seconds in which nothing should stall.
+s0=$(field some total)
+sleep 3
+expect_ge "idle 3 s: some stayed under 10 ms (us left of 10000)" $((10000 - ($(field some total) - s0))) 0
+
+# A memcg thrashing through zram swap.
+echo 24M > $CG/memory.max
+s0=$(field some total) f0=$(field full total) r0=$(ms_stat memcg_reclaim_ns) t0=$(now_ms)
+sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 3' $CG "$W/swap_churn" > /dev/null ||
+	fail "swap_churn failed"
+t1=$(now_ms)
+some=$(( $(field some total) - s0 )) full=$(( $(field full total) - f0 ))
+reclaim=$(( ($(ms_stat memcg_reclaim_ns) - r0) / 1000 ))
+diag "thrash: ran $((t1 - t0)) ms, some ${some} us, full ${full} us, memcg reclaim ${reclaim} us"
+expect_ge "memcg reclaim timed by the vmscan tracepoints (us)" "$reclaim" 100000
+# PSI weighs each CPU by its busy time: the other, nearly idle vCPU
+# takes a few percent off the stalled one's share.
+expect_ge "some against 90% of the memcg reclaim time" "$some" $((reclaim * 9 / 10))
+expect_ge "some at most the time it ran (us left)" $(( (t1 - t0 + 20) * 1000 - some )) 0
+expect_ge "full at most some (us left)" $((some - full)) 0
+expect_ge "full (us)" "$full" 1
+# avg10 is a percentage with two decimals: compare in hundredths.  As
+# PSI's, it takes in a stall at the end of each 2 s period (and a
+# period's worth at most, the rest carried into the next): it peaks a
+# period or two after the stall, then decays by 1677/2048 a period.
+sleep 3
+a1=$(field some avg10 | tr -d .)
+expect_ge "some avg10 3 s after the thrash, in hundredths of a percent" "$a1" 1
+sleep 6
+a2=$(field some avg10 | tr -d .)
+[ "$a2" -lt "$a1" ] || fail "some avg10 did not decay in 6 idle seconds: $a1 -> $a2 (hundredths)"
+diag "some avg10 decayed in 6 idle seconds: $a1 -> $a2 (hundredths of a percent)"
+
+# memscope pressure: the file's totals, as a table and as JSON.
+"$CLI" pressure > /tmp/p.out || fail "memscope pressure failed"
+expect_eq "pressure: its rows" "$(awk 'NR > 1 { print $1 }' /tmp/p.out | tr '\n' ' ')" "some full "
+st=$(awk '$1 == "some" { print $5 }' /tmp/p.out)
+expect_ge "pressure's some total against the file's before it" "$st" "$(( s0 + some ))"
+"$CLI" -j pressure > /tmp/p.json || fail "memscope -j pressure failed"
+grep -q '"some":{"avg10":[0-9.]*,"avg60":[0-9.]*,"avg300":[0-9.]*,"total_us":[0-9]*}' /tmp/p.json ||
+	fail "memscope -j pressure: $(cat /tmp/p.json)"
+# Interval mode, beside a thrash: its share of the interval stalled.
+sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 4' $CG "$W/swap_churn" > /dev/null &
+churn=$!
+"$CLI" pressure 1 2 > /tmp/pi.out || fail "memscope pressure 1 2 failed"
+wait $churn || fail "swap_churn failed"
+expect_eq "pressure 1 2: rows" "$(grep -c '^[0-9][0-9]:' /tmp/pi.out)" 2
+expect_ge "pressure 1 2: the largest SOME% of the two, in hundredths" \
+	"$(awk '/^[0-9][0-9]:/ { v = $2 * 100; if (v > m) m = v } END { printf "%d\n", m }' /tmp/pi.out)" 1
+
+# export: memscope's names, and node_exporter's with --node-names, here
+# where the kernel has no PSI for node_exporter to export.
+"$CLI" export --node-names > /tmp/e.prom || fail "memscope export --node-names failed"
+for m in memscope_pressure_memory_waiting_seconds_total memscope_pressure_memory_stalled_seconds_total \
+	 node_pressure_memory_waiting_seconds_total node_pressure_memory_stalled_seconds_total; do
+	grep -q "^$m [0-9]" /tmp/e.prom || fail "export --node-names: no $m"
+done
+expect_eq "node_ and memscope_ waiting seconds agree" \
+	"$(awk '$1 == "node_pressure_memory_waiting_seconds_total" { print $2 }' /tmp/e.prom)" \
+	"$(awk '$1 == "memscope_pressure_memory_waiting_seconds_total" { print $2 }' /tmp/e.prom)"
+w=$(awk '$1 == "memscope_pressure_memory_waiting_seconds_total" { printf "%d\n", $2 * 1e6 }' /tmp/e.prom)
+expect_ge "waiting seconds, in us, against the file's some before" "$w" "$st"
+# analyze's pressure step reads memscope's, and says whose it is.
+"$CLI" analyze 1 > /tmp/a.out 2>&1 || fail "memscope analyze failed: $(cat /tmp/a.out)"
+grep -q "pressure (memscope's, PSI's definitions): some tasks stalled" /tmp/a.out ||
+	fail "analyze does not show memscope's pressure: $(grep -i -e psi -e pressure /tmp/a.out)"
+"$CLI" -j analyze 1 > /tmp/a.json 2>&1 || fail "memscope -j analyze failed"
+grep -q '"psi_source":"memscope"' /tmp/a.json || fail "analyze -j: no psi_source memscope"
+echo max > $CG/memory.max
+exit 0

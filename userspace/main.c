@@ -294,6 +294,13 @@ static int set_textfile(struct ms_opts *o, const char *v)
 	return ARGS_OK;
 }
 
+static int set_node_names(struct ms_opts *o, const char *v)
+{
+	(void)v;
+	o->node_names = true;
+	return ARGS_OK;
+}
+
 /*
  * libdw takes its debuginfo path as a ':'-separated list, and a relative
  * entry is relative to each binary's directory: DIR must be neither.
@@ -376,6 +383,7 @@ static const struct ms_optdef {
 	{ NULL, "--title", NULL, OPT_TITLE, "TEXT", set_title },
 	{ NULL, "--prometheus", NULL, OPT_PROM, NULL, set_prometheus },
 	{ NULL, "--textfile", NULL, OPT_TEXTFILE, "DIR", set_textfile },
+	{ NULL, "--node-names", NULL, OPT_NODE_NAMES, NULL, set_node_names },
 	{ NULL, "--buffer-size", NULL, OPT_BUFSIZE, "BYTES", set_buffer_size },
 };
 

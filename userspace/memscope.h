@@ -48,6 +48,7 @@ enum {
 	OPT_COMMAND	= 1 << 20,	/* memleak -c COMMAND */
 	OPT_SAMPLE	= 1 << 21,	/* memleak -s RATE */
 	OPT_PREFIX	= 1 << 22,	/* memleak --prefix PREFIX */
+	OPT_NODE_NAMES	= 1 << 23,	/* export --node-names */
 };
 
 struct ms_opts {
@@ -78,6 +79,7 @@ struct ms_opts {
 	const char *map;	/* pmap --map ADDRESS */
 	bool interactive;	/* pmap -i */
 	const char *textfile;	/* export --textfile DIR */
+	bool node_names;	/* export: node_exporter's pressure names too */
 	const char *dir;	/* --dir, for tools that find the module themselves */
 	bool netlink;		/* --netlink: the module's netlink family, not its files */
 	uint64_t buffer_size;	/* monitor --buffer-size: 0, the default */

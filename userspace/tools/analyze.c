@@ -49,6 +49,7 @@ struct an_snap {
 	struct ms_counters vm;		/* /proc/vmstat */
 	uint64_t mem_total_kb, mem_avail_kb, swap_total_kb, swap_free_kb;
 	bool psi;
+	bool psi_memscope;		/* from memscope's pressure: the kernel has none */
 	uint64_t psi_some_us, psi_full_us;
 	double psi_some10, psi_full10;
 	struct an_proc *procs;
@@ -127,22 +128,18 @@ static uint64_t meminfo(const char *data, const char *key)
 	return 0;
 }
 
-/* some/full totals (us) and avg10 (%) of a PSI file */
-static bool psi_read(const char *path, uint64_t *some, uint64_t *full, double *s10, double *f10)
+/* some/full totals (us) and avg10 (%) of PSI's text */
+static bool psi_parse(const char *text, uint64_t *some, uint64_t *full, double *s10, double *f10)
 {
-	char line[256];
-	FILE *fp = fopen(path, "re");
+	const char *line = text;
 	bool ok = false;
 
-	if (!fp)
-		return false;
 	*some = *full = 0;
 	if (s10)
 		*s10 = *f10 = 0;
-	while (fgets(line, sizeof(line), fp)) {
+	for (; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		unsigned long long total;
 		double a10;
-
 		char kind[8];
 
 		if (sscanf(line, "%7s avg10=%lf avg60=%*f avg300=%*f total=%llu", kind, &a10, &total) != 3)
@@ -158,7 +155,44 @@ static bool psi_read(const char *path, uint64_t *some, uint64_t *full, double *s
 				*f10 = a10;
 		}
 	}
-	fclose(fp);
+	return ok;
+}
+
+static bool psi_read(const char *path, uint64_t *some, uint64_t *full, double *s10, double *f10)
+{
+	char *data;
+	size_t len;
+	bool ok;
+
+	if (slurp(path, &data, &len))
+		return false;
+	ok = psi_parse(data, some, full, s10, f10);
+	free(data);
+	return ok;
+}
+
+/*
+ * Where the kernel has no PSI (before 4.20, CONFIG_PSI off, psi=0):
+ * memscope's own, by PSI's definitions, while its probes are on.
+ */
+static bool psi_read_memscope(struct an_snap *s)
+{
+	static const char *const probes[] = { "pressure_enter", "pressure_leave", NULL };
+	struct ms_probe_lines pr;
+	char *data = NULL;
+	size_t len, i, on = 0;
+	bool ok;
+
+	if (ms_load_probes(&pr, true))
+		return false;
+	for (i = 0; i < pr.n; i++)
+		if (ms_probe_matches(&pr.v[i], probes) && pr.v[i].st == MS_PROBE_ATTACHED)
+			on++;
+	ms_probes_free(&pr);
+	if (on != 2 || ms_read_optional("pressure", &data, &len) || !data)
+		return false;
+	ok = psi_parse(data, &s->psi_some_us, &s->psi_full_us, &s->psi_some10, &s->psi_full10);
+	free(data);
 	return ok;
 }
 
@@ -283,6 +317,8 @@ static int snap_take(struct an_ctx *c, struct an_snap *s)
 			"/sys/fs/cgroup/unified" : "/sys/fs/cgroup", 0);
 	if (!c->module)
 		return 0;
+	if (!s->psi)
+		s->psi = s->psi_memscope = psi_read_memscope(s);
 	if (ms_load_stats(&s->st))
 		return -1;
 	if (ms_keyed_load("faults_by_pid", "pid", "comm", fcols, 1, &s->by_pid) ||
@@ -588,10 +624,14 @@ static void sec_memory(struct an_ctx *c, const struct an_snap *a, const struct a
 	print_uint(PRINT_ANY, "available_kb", ", available %llu kB", b->mem_avail_kb);
 	print_float(PRINT_ANY, "available_pct", " (%.1f%%)\n", avail);
 	print_bool(PRINT_JSON, "psi", NULL, b->psi);
+	print_string(PRINT_JSON, "psi_source", NULL,
+		     b->psi_memscope ? "memscope" : b->psi ? "kernel" : "none");
 	if (b->psi) {
 		some = 100.0 * (b->psi_some_us - a->psi_some_us) / 1e6 / c->dur;
 		full = 100.0 * (b->psi_full_us - a->psi_full_us) / 1e6 / c->dur;
-		print_float(PRINT_ANY, "psi_some_pct", "   PSI: some tasks stalled %.1f%%", some);
+		print_float(PRINT_ANY, "psi_some_pct", b->psi_memscope ?
+			    "   pressure (memscope's, PSI's definitions): some tasks stalled %.1f%%" :
+			    "   PSI: some tasks stalled %.1f%%", some);
 		print_float(PRINT_ANY, "psi_full_pct", ", all stalled %.1f%% of these seconds", full);
 		print_float(PRINT_ANY, "psi_some_avg10", " (avg10 some %.2f", b->psi_some10);
 		print_float(PRINT_ANY, "psi_full_avg10", ", full %.2f)\n", b->psi_full10);
@@ -622,7 +662,8 @@ static void sec_memory(struct an_ctx *c, const struct an_snap *a, const struct a
 		}
 		close_json_array();
 	} else {
-		line("PSI: no /proc/pressure/memory (Linux 4.20+, CONFIG_PSI, psi=1)");
+		line("PSI: no /proc/pressure/memory (Linux 4.20+, CONFIG_PSI, psi=1), "
+		     "and memscope's pressure probes are off or unavailable (memscope status)");
 	}
 	if (!b->mem_total_kb)
 		finding(c, SEV_OK, "no MemTotal in /proc/meminfo");

@@ -58,7 +58,7 @@ MS_STAT_SET(pressure, MS_PRESSURE_STATS);
 struct ms_pressure_task {
 	unsigned long owner;	/* the task_struct; 0 when free */
 	unsigned int depth;	/* enters not yet left: the owner's alone */
-	int cpu;		/* whose count it is in: under that CPU's lock */
+	int cpu;		/* whose count it is in, or -1: under that CPU's lock */
 };
 
 static struct ms_pressure_task ms_pressure_tasks[MS_PRESSURE_TASKS];
@@ -126,7 +126,12 @@ static struct ms_pressure_task *ms_pressure_task_claim(unsigned long task)
 	return NULL;
 }
 
-/* Time up to @now, in the state @c was in; under its lock. */
+static struct ms_probe ms_pressure_leave_probe;
+
+/*
+ * Time up to @now, in the state @c was in; under its lock.  Without the
+ * leave probe no stall can be seen to end: nothing is counted then.
+ */
 static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
 {
 	s64 d = now - c->last;
@@ -134,7 +139,7 @@ static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
 	if (d <= 0)
 		return;
 	c->last = now;
-	if (c->nr_stalled <= 0)
+	if (c->nr_stalled <= 0 || !READ_ONCE(ms_pressure_leave_probe.attached))
 		return;
 	c->some += d;
 	if (c->curr == MS_CURR_IDLE ||
@@ -143,26 +148,42 @@ static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
 }
 
 /*
- * @cpu's stalled tasks change by @delta, and what runs there becomes
- * @curr.  With @t, only while @t is still @owner's and counted on @cpu
- * (a forget may have taken it): false if not.  @release frees @t under
- * the same lock, so that a forget and a leave never both count it out.
+ * What a change does to the stalled task @t on a CPU.  A slot is counted
+ * on the CPU its cpu field names, or on none while that is -1: just
+ * claimed, or moving to another CPU.  Every move of the count happens
+ * under the CPU's lock, checked against the slot's owner and CPU there,
+ * so that a forget and a leave or a move never both count it out.
+ */
+enum ms_pressure_op {
+	MS_PRESSURE_NONE,	/* only what runs changes */
+	MS_PRESSURE_ATTACH,	/* counted here: a new stall, or one that moved here */
+	MS_PRESSURE_DETACH,	/* no longer here: it moves */
+	MS_PRESSURE_RELEASE,	/* no longer here: it ended, the slot is free */
+};
+
+/*
+ * On @cpu, under its lock: the time up to @now, then @op on @t (if it is
+ * still @owner's and where @op expects it), then what runs becomes @curr.
+ * False if @op did not apply.
  */
 static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned long owner,
-			       int delta, int curr, bool release, u64 now)
+			       enum ms_pressure_op op, int curr, u64 now)
 {
 	struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 	unsigned long flags;
-	bool ok = !t || (READ_ONCE(t->owner) == owner && READ_ONCE(t->cpu) == cpu);
+	bool ok = true;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	ms_pressure_advance(c, now);
-	if (t)
-		ok = READ_ONCE(t->owner) == owner && READ_ONCE(t->cpu) == cpu;
-	if (ok) {
-		c->nr_stalled += delta;
-		if (release)
-			WRITE_ONCE(t->owner, 0);
+	if (op != MS_PRESSURE_NONE) {
+		ok = READ_ONCE(t->owner) == owner &&
+		     READ_ONCE(t->cpu) == (op == MS_PRESSURE_ATTACH ? -1 : cpu);
+		if (ok) {
+			c->nr_stalled += op == MS_PRESSURE_ATTACH ? 1 : -1;
+			WRITE_ONCE(t->cpu, op == MS_PRESSURE_ATTACH ? cpu : -1);
+			if (op == MS_PRESSURE_RELEASE)
+				WRITE_ONCE(t->owner, 0);
+		}
 	}
 	if (curr != MS_CURR_KEEP)
 		c->curr = curr;
@@ -189,10 +210,11 @@ static int ms_pressure_enter_pre(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 	}
 	t->depth = 1;
-	t->cpu = cpu;
 	atomic_inc(&ms_pressure_nr_stalled);
-	ms_pressure_change(cpu, NULL, 0, 1, MS_CURR_STALLED, false, ms_pair_now());
-	ms_stat_inc(pressure, MS_pressure_stalls);
+	if (ms_pressure_change(cpu, t, me, MS_PRESSURE_ATTACH, MS_CURR_STALLED, ms_pair_now()))
+		ms_stat_inc(pressure, MS_pressure_stalls);
+	else
+		atomic_dec(&ms_pressure_nr_stalled);
 	return 0;
 }
 
@@ -200,7 +222,7 @@ static int ms_pressure_leave_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long me = (unsigned long)current;
 	struct ms_pressure_task *t;
-	int cpu = smp_processor_id();
+	int cpu = smp_processor_id(), from;
 	u64 now;
 
 	ms_hit(container_of(kp, struct ms_probe, kp));
@@ -209,10 +231,12 @@ static int ms_pressure_leave_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (!t || --t->depth)
 		return 0;
 	now = ms_pair_now();
-	/* A running task does not migrate: t->cpu is stable here. */
-	if (t->cpu != cpu)
-		ms_pressure_change(cpu, NULL, 0, 0, 0, false, now);
-	if (ms_pressure_change(t->cpu, t, me, -1, t->cpu == cpu ? 0 : MS_CURR_KEEP, true, now))
+	/* A running task does not move: its count is here, or was forgotten. */
+	from = READ_ONCE(t->cpu);
+	if (from != cpu)
+		ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, 0, now);
+	if (from >= 0 && ms_pressure_change(from, t, me, MS_PRESSURE_RELEASE,
+					    from == cpu ? 0 : MS_CURR_KEEP, now))
 		atomic_dec(&ms_pressure_nr_stalled);
 	return 0;
 }
@@ -233,12 +257,11 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 	curr = t ? MS_CURR_STALLED : is_idle_task(next) ? MS_CURR_IDLE : 0;
 	from = t ? READ_ONCE(t->cpu) : cpu;
 	/* A stalled task woke here: its count moves with it. */
-	if (from != cpu && ms_pressure_change(from, t, task, -1, MS_CURR_KEEP, false, now)) {
-		WRITE_ONCE(t->cpu, cpu);
-		ms_pressure_change(cpu, t, task, 1, curr, false, now);
+	if (from >= 0 && from != cpu &&
+	    ms_pressure_change(from, t, task, MS_PRESSURE_DETACH, MS_CURR_KEEP, now) &&
+	    ms_pressure_change(cpu, t, task, MS_PRESSURE_ATTACH, curr, now))
 		return;
-	}
-	ms_pressure_change(cpu, NULL, 0, 0, curr, false, now);
+	ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, curr, now);
 }
 
 /*
@@ -273,10 +296,11 @@ static void __maybe_unused ms_pressure_check_protos(void)
 }
 
 /*
- * Forget every stall on record: at attach, when a stall whose leave was
- * not seen (the probes were off) would otherwise count for ever.  Enters
- * are off; a leave racing with this finds its slot gone or taken here,
- * under the same lock, and does not count twice.
+ * Forget every stall on record, when the leave or the enter probe
+ * attaches: a stall whose leave was not seen while they were off would
+ * otherwise count for ever.  An enter, leave or move racing with this
+ * finds its slot as this left it, under the same lock: a slot counted on
+ * a CPU is forgotten there, one on the way to a CPU (cpu -1) is not.
  */
 static void ms_pressure_forget(void)
 {
@@ -293,6 +317,7 @@ static void ms_pressure_forget(void)
 			struct ms_pressure_task *t = &ms_pressure_tasks[i];
 
 			if (READ_ONCE(t->cpu) == cpu && READ_ONCE(t->owner)) {
+				WRITE_ONCE(t->cpu, -1);
 				WRITE_ONCE(t->owner, 0);
 				atomic_dec(&ms_pressure_nr_stalled);
 			}
@@ -479,6 +504,7 @@ static struct ms_probe ms_pressure_leave_probe = {
 	.targets = ms_pressure_leave_targets,
 	.kind = MS_KPROBE,
 	.pre_handler = ms_pressure_leave_pre,
+	.before_attach = ms_pressure_forget,
 	.family = "pressure",
 };
 
@@ -494,8 +520,10 @@ static struct ms_probe ms_pressure_enter_probe = {
 static int ms_pressure_init(void)
 {
 	u64 now = ms_pair_now();
-	int cpu, err;
+	int cpu, err, i;
 
+	for (i = 0; i < MS_PRESSURE_TASKS; i++)
+		ms_pressure_tasks[i].cpu = -1;
 	for_each_possible_cpu(cpu) {
 		struct ms_pressure_prev *p = per_cpu_ptr(&ms_pressure_prev, cpu);
 
@@ -508,9 +536,14 @@ static int ms_pressure_init(void)
 	ms_pressure.avg_last_update = now;
 	ms_pressure.avg_next_update = now + MS_PSI_PERIOD;
 	INIT_DELAYED_WORK(&ms_pressure.work, ms_pressure_work);
-	if (!IS_ENABLED(CONFIG_PSI)) {
-		ms_pressure_enter_probe.unsupported = "config_psi_disabled";
-		ms_pressure_leave_probe.unsupported = "config_psi_disabled";
+	/* Without the memstall functions the scheduler hook has nothing to serve. */
+	if (!IS_ENABLED(MS_HAVE_PSI_MEMSTALL) || !IS_ENABLED(CONFIG_PSI)) {
+		const char *why = IS_ENABLED(MS_HAVE_PSI_MEMSTALL) ? "config_psi_disabled" :
+				  "no_memstall_sites_before_4_20";
+
+		ms_pressure_enter_probe.unsupported = why;
+		ms_pressure_leave_probe.unsupported = why;
+		ms_pressure_switch_probe.unsupported = why;
 	}
 	err = (IS_ENABLED(MS_HAVE_PSI_MEMSTALL_RUNNING) || !IS_ENABLED(CONFIG_PSI) ? 0 :
 	       ms_probe_add(&ms_pressure_tick_probe)) ?:

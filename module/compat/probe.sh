@@ -145,6 +145,8 @@ grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vms
 # The reclaim begin events gained classzone_idx in 4.8 (and lost it in 5.2).
 grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vmscan.h" |
 	grep -q classzone_idx && echo -DMS_HAVE_TP_RECLAIM_BEGIN_CLASSZONE
+# psi_memstall_enter() and its sites came with PSI in 4.20.
+has include/linux/psi.h 'psi_memstall_enter' && echo -DMS_HAVE_PSI_MEMSTALL
 # PSI's memory "full" counts a running stalled task from 5.13 (the
 # NR_MEMSTALL_RUNNING count); before, only a tick's worth at a time.
 has include/linux/psi_types.h 'NR_MEMSTALL_RUNNING' && echo -DMS_HAVE_PSI_MEMSTALL_RUNNING

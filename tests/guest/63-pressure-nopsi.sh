@@ -77,6 +77,12 @@ expect_ge "pressure's some total against the file's before it" "$st" "$(( s0 + s
 "$CLI" -j pressure > /tmp/p.json || fail "memscope -j pressure failed"
 grep -q '"some":{"avg10":[0-9.]*,"avg60":[0-9.]*,"avg300":[0-9.]*,"total_us":[0-9]*}' /tmp/p.json ||
 	fail "memscope -j pressure: $(cat /tmp/p.json)"
+# Over the netlink family, the same totals (nothing stalls now).
+"$CLI" --netlink pressure > /tmp/pn.out || fail "memscope --netlink pressure failed"
+"$CLI" pressure > /tmp/p.out || fail "memscope pressure failed"
+expect_eq "memscope --netlink pressure: the totals, as the file's" \
+	"$(awk 'NR > 1 { print $1, $5 }' /tmp/pn.out | tr '\n' ' ')" \
+	"$(awk 'NR > 1 { print $1, $5 }' /tmp/p.out | tr '\n' ' ')"
 # Interval mode, beside a thrash: its share of the interval stalled.
 sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 4' $CG "$W/swap_churn" > /dev/null &
 churn=$!

@@ -586,6 +586,40 @@ int ms_load_hist(const char *name, struct ms_buckets *h, bool optional)
 	return ret;
 }
 
+/*
+ * The module's pressure file, while its enter and leave probes are both
+ * attached; 1 where they are not (no stall is counted then, and zeros
+ * would say none happened) or the module has no such file.
+ */
+int ms_load_pressure(struct ms_psi *p)
+{
+	static const char *const probes[] = { "pressure_enter", "pressure_leave", NULL };
+	struct ms_probe_lines pr;
+	size_t i, on = 0, len;
+	char *data;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (ms_load_probes(&pr, true))
+		return 1;
+	for (i = 0; i < pr.n; i++)
+		on += ms_probe_matches(&pr.v[i], probes) && pr.v[i].st == MS_PROBE_ATTACHED;
+	ms_probes_free(&pr);
+	if (on != 2)
+		return 1;
+	ret = ms_read_optional("pressure", &data, &len);
+	if (ret)
+		return ret;
+	ret = ms_parse_psi(data, len, p);
+	free(data);
+	if (ret || !p->has[1]) {
+		fail_malformed("pressure", ret ? p->diag.msg : "no \"full\" line");
+		return -1;
+	}
+	ms_warn_diag("pressure", &p->diag);
+	return 0;
+}
+
 int ms_load_probes(struct ms_probe_lines *p, bool optional)
 {
 	char *data;

@@ -192,6 +192,7 @@ void ms_warn_reuse(const char *table, const char *what, bool by_process, bool on
 int ms_load_ring(const char *name, struct ms_records *r, bool optional);
 int ms_load_hist(const char *name, struct ms_buckets *h, bool optional);
 int ms_load_probes(struct ms_probe_lines *p, bool optional);
+int ms_load_pressure(struct ms_psi *p);
 void ms_warn_diag(const char *name, const struct ms_diag *d);
 /*
  * Check the probes a tool depends on (fnmatch patterns on probe name or

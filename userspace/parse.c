@@ -964,3 +964,54 @@ void ms_evfmt_free(struct ms_evfmt *ef)
 	ef->n = 0;
 	ef->store = NULL;
 }
+
+/* "name=value" with the name expected, the value a number. */
+static bool psi_field(const char *tok, const char *name, double *v)
+{
+	size_t n = strlen(name);
+	char *end;
+
+	if (strncmp(tok, name, n) || tok[n] != '=' || !tok[n + 1])
+		return false;
+	*v = strtod(tok + n + 1, &end);
+	return !*end && *v >= 0;
+}
+
+int ms_parse_psi(const char *data, size_t len, struct ms_psi *p)
+{
+	static const char *const avgs[3] = { "avg10", "avg60", "avg300" };
+	struct lines l;
+	char *line, *tok[6];
+	bool binary;
+	int k, w;
+
+	memset(p, 0, sizeof(*p));
+	if (lines_init(&l, data, len)) {
+		diag_fail(&p->diag, "out of memory");
+		return -1;
+	}
+	while ((line = lines_next(&l, &binary))) {
+		double a[3];
+		uint64_t total;
+
+		k = binary || split(line, tok, 5) != 5 ? -1 :
+		    !strcmp(tok[0], "some") ? 0 : !strcmp(tok[0], "full") ? 1 : -1;
+		for (w = 0; k >= 0 && w < 3; w++)
+			if (!psi_field(tok[w + 1], avgs[w], &a[w]))
+				k = -1;
+		if (k < 0 || strncmp(tok[4], "total=", 6) || !ms_parse_u64(tok[4] + 6, &total) ||
+		    p->has[k]) {
+			diag_bad(&p->diag, l.lineno);
+			continue;
+		}
+		p->has[k] = true;
+		memcpy(p->avg[k], a, sizeof(a));
+		p->total_us[k] = total;
+	}
+	free(l.store);
+	if (!p->has[0]) {
+		diag_fail(&p->diag, "no \"some avg10=... total=...\" line");
+		return -1;
+	}
+	return 0;
+}

@@ -199,6 +199,18 @@ int ms_parse_ring(const char *data, size_t len, struct ms_records *ring);
 void ms_ring_free(struct ms_records *ring);
 
 int ms_parse_hist(const char *data, size_t len, struct ms_buckets *h);
+
+/*
+ * PSI's text: /proc/pressure/memory, a cgroup's memory.pressure, and the
+ * module's pressure file.  -1 unless it has a some line.
+ */
+struct ms_psi {
+	bool has[2];			/* some, full */
+	double avg[2][3];		/* avg10, avg60, avg300: percent */
+	uint64_t total_us[2];
+	struct ms_diag diag;
+};
+int ms_parse_psi(const char *data, size_t len, struct ms_psi *p);
 /* now - prev, slot by slot, or all of now when reset_count moved between. */
 void ms_hist_delta(const struct ms_buckets *now, const struct ms_buckets *prev,
 		   struct ms_buckets *out);

@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ms_evfmt ef;
 	struct ms_record rec;
 	struct ms_buckets h, h2, delta;
+	struct ms_psi psi;
 	char label[64], *copy;
 	uint64_t v;
 	size_t i, j;
@@ -99,6 +100,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ms_evfmt_type(&ef, "oom");
 		ms_evfmt_free(&ef);
 	}
+
+	/* A PSI text, whole or not: a some line at least, whatever else. */
+	if (ms_parse_psi(d, size, &psi) == 0 && !psi.has[0])
+		abort();
 
 	if (ms_parse_hist(d, size, &h) == 0) {
 		for (k = 0; k < MEMSCOPE_HIST_BUCKETS; k++) {

@@ -314,6 +314,15 @@ t_compact() { ms "${B[@]}" compact --hist; rc_is 0 && has_re '^TIME +COMPACTIONS
 	has_re ' +3 +7\.50 +2\.50$' && has_re '^[0-9:]+ +1234 +workload +5\.00 partial_skipped$' &&
 	has "@compaction_ns:"; }
 t "compact --hist: totals, recent events, histogram" t_compact
+t_pressure() { ms "${B[@]}" pressure; rc_is 0 && line_is 1 "         AVG10   AVG60  AVG300        TOTAL(us)" &&
+	has_re '^some +12\.34 +5\.60 +1\.02 +3456789$' && has_re '^full +10\.00 +4\.50 +0\.98 +3000000$' &&
+	ms "${B[@]}" -j pressure && rc_is 0 &&
+	has '"some":{"avg10":12.34,"avg60":5.6,"avg300":1.02,"total_us":3456789}'; }
+t "pressure: PSI's two lines as a table, and as JSON" t_pressure
+t_pressure_bad() { mkdir -p "$T/psi" && cp -r "$FX/basic/." "$T/psi/" &&
+	echo 'some avg10=1.00 avg60=1.00 avg300=1.00 total=5' > "$T/psi/pressure" &&
+	ms --dir "$T/psi" pressure; rc_is 1 && has_err "pressure file is not PSI's some and full lines"; }
+t "pressure: a file without its full line is an error that says what to do" t_pressure_bad
 L=(--dir "$FX/leak")
 t_memleak() { ms "${L[@]}" memleak; rc_is 0 &&
 	has_re '^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] Top 10 call sites with outstanding allocations, bytes requested:$' &&

@@ -128,47 +128,27 @@ static uint64_t meminfo(const char *data, const char *key)
 	return 0;
 }
 
-/* some/full totals (us) and avg10 (%) of PSI's text */
-static bool psi_parse(const char *text, uint64_t *some, uint64_t *full, double *s10, double *f10)
-{
-	const char *line = text;
-	bool ok = false;
-
-	*some = *full = 0;
-	if (s10)
-		*s10 = *f10 = 0;
-	for (; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		unsigned long long total;
-		double a10;
-		char kind[8];
-
-		if (sscanf(line, "%7s avg10=%lf avg60=%*f avg300=%*f total=%llu", kind, &a10, &total) != 3)
-			continue;
-		if (!strcmp(kind, "some")) {
-			*some = total;
-			if (s10)
-				*s10 = a10;
-			ok = true;
-		} else if (!strcmp(kind, "full")) {
-			*full = total;
-			if (f10)
-				*f10 = a10;
-		}
-	}
-	return ok;
-}
-
+/* some/full totals (us) and avg10 (%) of a PSI file */
 static bool psi_read(const char *path, uint64_t *some, uint64_t *full, double *s10, double *f10)
 {
+	struct ms_psi p;
 	char *data;
 	size_t len;
-	bool ok;
+	int ret;
 
 	if (slurp(path, &data, &len))
 		return false;
-	ok = psi_parse(data, some, full, s10, f10);
+	ret = ms_parse_psi(data, len, &p);
 	free(data);
-	return ok;
+	if (ret)
+		return false;
+	*some = p.total_us[0];
+	*full = p.total_us[1];
+	if (s10) {
+		*s10 = p.avg[0][0];
+		*f10 = p.avg[1][0];
+	}
+	return true;
 }
 
 /*
@@ -177,23 +157,15 @@ static bool psi_read(const char *path, uint64_t *some, uint64_t *full, double *s
  */
 static bool psi_read_memscope(struct an_snap *s)
 {
-	static const char *const probes[] = { "pressure_enter", "pressure_leave", NULL };
-	struct ms_probe_lines pr;
-	char *data = NULL;
-	size_t len, i, on = 0;
-	bool ok;
+	struct ms_psi p;
 
-	if (ms_load_probes(&pr, true))
+	if (ms_load_pressure(&p))
 		return false;
-	for (i = 0; i < pr.n; i++)
-		if (ms_probe_matches(&pr.v[i], probes) && pr.v[i].st == MS_PROBE_ATTACHED)
-			on++;
-	ms_probes_free(&pr);
-	if (on != 2 || ms_read_optional("pressure", &data, &len) || !data)
-		return false;
-	ok = psi_parse(data, &s->psi_some_us, &s->psi_full_us, &s->psi_some10, &s->psi_full10);
-	free(data);
-	return ok;
+	s->psi_some_us = p.total_us[0];
+	s->psi_full_us = p.total_us[1];
+	s->psi_some10 = p.avg[0][0];
+	s->psi_full10 = p.avg[1][0];
+	return true;
 }
 
 static void read_procs(struct an_snap *s)

@@ -578,37 +578,13 @@ static void prom_probes(FILE *fp, const struct ms_probe_lines *pr)
 			  true);
 }
 
-/* The pressure file's some and full totals, in µs; false where it has none. */
-static bool pressure_totals(const struct ms_probe_lines *pr, uint64_t us[2])
-{
-	static const char *const probes[] = { "pressure_enter", "pressure_leave", NULL };
-	unsigned long long v[2];
-	char *data = NULL, *full;
-	size_t len, i, on = 0;
-	bool ok;
-
-	for (i = 0; i < pr->n; i++)
-		if (ms_probe_matches(&pr->v[i], probes) && pr->v[i].st == MS_PROBE_ATTACHED)
-			on++;
-	/* Both off or missing: no stall is counted, and 0 would say none happened. */
-	if (on != 2 || ms_read_optional("pressure", &data, &len) || !data)
-		return false;
-	full = strstr(data, "\nfull ");
-	ok = sscanf(data, "some avg10=%*f avg60=%*f avg300=%*f total=%llu", &v[0]) == 1 && full &&
-	     sscanf(full + 1, "full avg10=%*f avg60=%*f avg300=%*f total=%llu", &v[1]) == 1;
-	free(data);
-	us[0] = v[0];
-	us[1] = v[1];
-	return ok;
-}
-
 /*
  * PSI's totals as node_exporter names them (memscope_ in front), and with
  * --node-names under node_exporter's own names too, so that dashboards
  * and alerts built on them work unchanged: only where the kernel has no
  * /proc/pressure/memory, so that no series is exported twice.
  */
-static void prom_pressure(FILE *fp, const struct ms_probe_lines *pr, bool node_names)
+static void prom_pressure(FILE *fp, bool node_names)
 {
 	static const char *const names[2] = { "pressure_memory_waiting_seconds_total",
 					      "pressure_memory_stalled_seconds_total" };
@@ -617,10 +593,10 @@ static void prom_pressure(FILE *fp, const struct ms_probe_lines *pr, bool node_n
 		"Total time in seconds no process could make progress due to memory congestion (PSI's full), measured by memscope.",
 	};
 	bool node = node_names && access("/proc/pressure/memory", R_OK) != 0;
-	uint64_t us[2];
+	struct ms_psi psi;
 	int k, n;
 
-	if (!pressure_totals(pr, us))
+	if (ms_load_pressure(&psi))
 		return;
 	for (n = 0; n < 1 + node; n++)
 		for (k = 0; k < 2; k++) {
@@ -628,7 +604,7 @@ static void prom_pressure(FILE *fp, const struct ms_probe_lines *pr, bool node_n
 
 			fprintf(fp, "# HELP %s_%s %s\n# TYPE %s_%s counter\n%s_%s %.6f\n", prefix,
 				names[k], help[k], prefix, names[k], prefix, names[k],
-				(double)us[k] / 1e6);
+				(double)psi.total_us[k] / 1e6);
 		}
 }
 
@@ -656,7 +632,7 @@ static int export_prometheus(uint64_t top, const char *textfile, bool node_names
 	prom_stats(fp, &st);
 	if (!prom_hists(fp)) {
 		prom_probes(fp, &pr);
-		prom_pressure(fp, &pr, node_names);
+		prom_pressure(fp, node_names);
 		if (!prom_tables(fp, top)) {
 			fclose(fp);
 			fp = NULL;
@@ -679,7 +655,7 @@ static int export_json(void)
 	struct ms_probe_lines pr;
 	struct ms_buckets h;
 	char **names;
-	uint64_t us[2];
+	struct ms_psi psi;
 	size_t i;
 	int n, k, r;
 
@@ -720,10 +696,10 @@ static int export_json(void)
 		close_json_object();
 	}
 	close_json_array();
-	if (pressure_totals(&pr, us)) {
+	if (!ms_load_pressure(&psi)) {
 		open_json_object("pressure");
-		print_uint(PRINT_JSON, "some_us", NULL, us[0]);
-		print_uint(PRINT_JSON, "full_us", NULL, us[1]);
+		print_uint(PRINT_JSON, "some_us", NULL, psi.total_us[0]);
+		print_uint(PRINT_JSON, "full_us", NULL, psi.total_us[1]);
 		close_json_object();
 	}
 	print_end_record();

@@ -22,7 +22,8 @@
  *           at a scheduler tick, for the time since the CPU's last
  *           change and a tick at most (psi_memstall_tick()); where the
  *           kernel's PSI is that one, so is memscope's, from a kprobe
- *           on the tick.
+ *           on the tick, with wakeups onto the CPU as changes too, as
+ *           that PSI's enqueues are.
  *   NONIDLE while anything runs, waits on I/O or stalls there.
  * A stalled task is counted on the CPU it entered on, and moved to the
  * CPU it is switched in on, as psi_ttwu_dequeue() moves it.  What runs
@@ -289,10 +290,23 @@ static int ms_pressure_tick_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * Before 5.13: a task woken onto a CPU is a change there, whose time the
+ * next tick's sample of a running stall starts from, as PSI's enqueue.
+ */
+static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
+{
+	if (likely(atomic_read(&ms_pressure_nr_stalled) <= 0))
+		return;
+	ms_hit(data);
+	ms_pressure_change(task_cpu(p), NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, ms_pair_now());
+}
+
 /* Prototypes checked against the kernel's header; see vmscan.c. */
 static void __maybe_unused ms_pressure_check_protos(void)
 {
 	MS_TP_CHECK(sched_switch, ms_pressure_switch);
+	MS_TP_CHECK(sched_wakeup, ms_pressure_wakeup);
 }
 
 /*
@@ -480,6 +494,7 @@ static const char *const ms_pressure_enter_targets[] = { "psi_memstall_enter", N
 static const char *const ms_pressure_leave_targets[] = { "psi_memstall_leave", NULL };
 static const char *const ms_pressure_switch_targets[] = { "sched_switch", NULL };
 static const char *const ms_pressure_tick_targets[] = { "scheduler_tick", NULL };
+static const char *const ms_pressure_wakeup_targets[] = { "sched_wakeup", NULL };
 
 /* Leaves before enters: the probes attach in the order they were added. */
 static struct ms_probe ms_pressure_switch_probe = {
@@ -496,6 +511,14 @@ static struct ms_probe ms_pressure_tick_probe = {
 	.targets = ms_pressure_tick_targets,
 	.kind = MS_KPROBE,
 	.pre_handler = ms_pressure_tick_pre,
+	.family = "pressure",
+};
+
+static struct ms_probe ms_pressure_wakeup_probe = {
+	.name = "pressure_wakeup",
+	.targets = ms_pressure_wakeup_targets,
+	.kind = MS_TRACEPOINT,
+	.tp_func = ms_pressure_wakeup,
 	.family = "pressure",
 };
 
@@ -546,7 +569,7 @@ static int ms_pressure_init(void)
 		ms_pressure_switch_probe.unsupported = why;
 	}
 	err = (IS_ENABLED(MS_HAVE_PSI_MEMSTALL_RUNNING) || !IS_ENABLED(CONFIG_PSI) ? 0 :
-	       ms_probe_add(&ms_pressure_tick_probe)) ?:
+	       ms_probe_add(&ms_pressure_tick_probe) ?: ms_probe_add(&ms_pressure_wakeup_probe)) ?:
 	      ms_probe_add(&ms_pressure_switch_probe) ?:
 	      ms_probe_add(&ms_pressure_leave_probe) ?:
 	      ms_probe_add(&ms_pressure_enter_probe) ?:

@@ -155,6 +155,9 @@ grep -sA5 'TRACE_EVENT(sched_switch' "$ev/sched.h" |
 	grep -q 'bool preempt' && echo -DMS_HAVE_TP_SCHED_SWITCH_PREEMPT
 grep -sA5 'TRACE_EVENT(sched_switch' "$ev/sched.h" |
 	grep -q 'prev_state' && echo -DMS_HAVE_TP_SCHED_SWITCH_PREV_STATE
+# sched_wakeup lost its success argument in 4.3.
+grep -sA3 'DECLARE_EVENT_CLASS(sched_wakeup_template' "$ev/sched.h" |
+	grep -q 'int success' && echo -DMS_HAVE_TP_SCHED_WAKEUP_SUCCESS
 # mm_vmscan_kswapd_wake gained zid in 4.8.
 grep -sA2 'TRACE_EVENT(mm_vmscan_kswapd_wake' "$ev/vmscan.h" |
 	grep -q 'int zid' && echo -DMS_HAVE_TP_KSWAPD_WAKE_ZID

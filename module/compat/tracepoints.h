@@ -113,6 +113,13 @@ static inline unsigned long ms_shrink_freed(u64 aux, int retval)
 #define MS_SCHED_SWITCH_PROTO void *data, struct task_struct *prev, struct task_struct *next
 #endif /* MS_HAVE_TP_SCHED_SWITCH_PREV_STATE */
 
+/* sched_wakeup: (p, success) before 4.3, (p) since. */
+#ifdef MS_HAVE_TP_SCHED_WAKEUP_SUCCESS
+#define MS_SCHED_WAKEUP_PROTO void *data, struct task_struct *p, int success
+#else
+#define MS_SCHED_WAKEUP_PROTO void *data, struct task_struct *p
+#endif /* MS_HAVE_TP_SCHED_WAKEUP_SUCCESS */
+
 /*
  * Pages reclaim wrote itself: mm_vmscan_writepage(page, reclaim_flags)
  * before 4.8, (page) until 5.18, then mm_vmscan_write_folio(folio).

@@ -9,8 +9,8 @@
  *   enable NAME      NAME is attached (or ENODEV: NAME is unavailable)
  *   disable NAME     NAME is not attached
  * NAME is a probe from DIR/probes, a family (memleak, slabtop, mmapsnoop,
- * shmsnoop, faultstacks, brkstack: accepted, their effect checked by the
- * families' own tests), or "all"; white space (isspace) around
+ * shmsnoop, faultstacks, brkstack, pressure: accepted, their effect checked
+ * by the families' own tests), or "all"; white space (isspace) around
  * the command and between its words is allowed.  Prints a summary line;
  * exits 1 on the first write that breaks the model.
  */
@@ -27,7 +27,7 @@
 static char names[MAXP][64];
 /* The families "enable" and "disable" take besides probe names (probe.c). */
 static const char *const families[] = {
-	"memleak", "slabtop", "mmapsnoop", "shmsnoop", "faultstacks", "brkstack",
+	"memleak", "slabtop", "mmapsnoop", "shmsnoop", "faultstacks", "brkstack", "pressure",
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
 static int nnames;

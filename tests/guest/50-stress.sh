@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm-args: -c 2 -m 1G --append psi=0
+# vm-args: -c 2 -m 1G
 # test-timeout: 1800
 # SPDX-License-Identifier: GPL-2.0
 # Stress: 30 load/unload cycles while a fault workload, reclaim and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm-args: -c 2 -m 1G --append psi=0
+# vm-args: -c 2 -m 1G
 # SPDX-License-Identifier: GPL-2.0
 # Unload against control writes: /proc/memscope/control holds no module
 # reference, so while rmmod runs, a writer with the file open keeps

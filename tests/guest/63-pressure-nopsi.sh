@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm-args: -c 2 -m 1G --append psi=0
+# vm-args: -c 1 --append psi=0
 # SPDX-License-Identifier: GPL-2.0
 # pressure where the kernel builds PSI in but boots with it off (psi=0
 # here; RHEL 8's default, CONFIG_PSI_DEFAULT_DISABLED): the kernel shows
@@ -11,10 +11,11 @@
 # reclaim the vmscan tracepoints timed for it, and no longer than it ran;
 # the 10 s average rises with it and decays after.  Then the tools:
 # memscope pressure, export (--node-names: node_exporter's names, which
-# the kernel does not give here) and analyze.  (This boot is the -c 2
-# -m 1G group's, 50-stress's and 57-unload-control's, which care nothing
-# for PSI: psi=0 costs them nothing, and a boot of its own would cost
-# half a minute a kernel.)
+# the kernel does not give here) and analyze.  One vCPU: PSI's system
+# figure weighs each CPU's stalls by its busy time, so with two the
+# thrash's stall could count for anything from half to all of itself
+# (CI's 6.12 run: 67% of the memcg reclaim time, the other CPU busy);
+# with one it is the stall itself, and the memcg reclaim is part of it.
 . "$(dirname "$0")/lib.sh"
 need_root
 grep -qw 'psi=0' /proc/cmdline || fail "not booted with psi=0 (vm-args)"
@@ -51,9 +52,9 @@ some=$(( $(field some total) - s0 )) full=$(( $(field full total) - f0 ))
 reclaim=$(( ($(ms_stat memcg_reclaim_ns) - r0) / 1000 ))
 diag "thrash: ran $((t1 - t0)) ms, some ${some} us, full ${full} us, memcg reclaim ${reclaim} us"
 expect_ge "memcg reclaim timed by the vmscan tracepoints (us)" "$reclaim" 100000
-# PSI weighs each CPU by its busy time: the other, nearly idle vCPU
-# takes a few percent off the stalled one's share.
-expect_ge "some against 90% of the memcg reclaim time" "$some" $((reclaim * 9 / 10))
+# The memcg reclaim is a stall site: some holds it whole (less 5% for the
+# reads of the two clocks at either end).
+expect_ge "some against 95% of the memcg reclaim time" "$some" $((reclaim * 19 / 20))
 expect_ge "some at most the time it ran (us left)" $(( (t1 - t0 + 20) * 1000 - some )) 0
 expect_ge "full at most some (us left)" $((some - full)) 0
 expect_ge "full (us)" "$full" 1

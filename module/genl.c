@@ -35,6 +35,8 @@
 #define MS_GENL_REPLY_MAX (64 * 1024)
 /* An event's line, as the events file's reader holds one. */
 #define MS_GENL_LINE_MAX 1024
+/* A MS_FK_TEXT field's words, at most, with their NUL. */
+#define MS_GENL_FIELD_TEXT_MAX 256
 
 static const struct nla_policy ms_genl_policy[MEMSCOPE_A_MAX + 1] = {
 	[MEMSCOPE_A_NAME] = { .type = NLA_NUL_STRING, .len = MS_NAME_LEN - 1 },
@@ -647,7 +649,7 @@ static struct ms_cursor ms_genl_cursor;	/* the sender's place in the stream */
 int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, const void *rec)
 {
 	const struct ms_field_desc *f;
-	char text[256];
+	char text[MS_GENL_FIELD_TEXT_MAX];
 	u64 v;
 	int err;
 
@@ -683,17 +685,63 @@ int ms_genl_put_record(struct sk_buff *skb, const struct ms_record_desc *d, cons
 	return 0;
 }
 
+/* A u64 attribute and the pad that may come before it, at most. */
+#define MS_NLA_U64_MAX (nla_total_size(sizeof(u64)) + nla_total_size(0))
+
+/*
+ * The most ms_genl_put_record() can put for @d: its name, then each
+ * field at its largest (a STR field's array holds its NUL).
+ */
+static size_t ms_genl_record_size(const struct ms_record_desc *d)
+{
+	const struct ms_field_desc *f;
+	size_t size = nla_total_size(strlen(d->name) + 1);
+
+	for (f = d->fields; f < d->fields + d->nr_fields; f++) {
+		if (!f->nla)
+			continue;
+		switch (f->kind) {
+		case MS_FK_STR:
+			size += nla_total_size(f->size);
+			break;
+		case MS_FK_TEXT:
+			size += nla_total_size(MS_GENL_FIELD_TEXT_MAX);
+			break;
+		case MS_FK_BOOL:
+			size += nla_total_size(0);
+			break;
+		default:
+			size += f->flags & MS_FIELD_NLA64 ? MS_NLA_U64_MAX :
+				nla_total_size(sizeof(u32));
+			break;
+		}
+	}
+	return size;
+}
+
 /*
  * One event to its group: false if it was lost on the way.  @line is a
  * buffer for the ring file's line, which LINE carries as it is.
+ *
+ * The message is allocated at its own size, not NLMSG_GOODSIZE: under the
+ * reclaim it reports, each of those was an order-1 allocation (8 KiB, for
+ * a message of a few hundred bytes) that stalled this worker in reclaim
+ * while the ring filled behind it, and it took 8 KiB of the listener's
+ * receive buffer.
  */
 static bool ms_genl_send_event(const struct ms_event *ev, char *line)
 {
 	const struct ms_event_type *t = ms_event_type_of(ev);
-	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	struct sk_buff *skb;
 	void *hdr;
 	int n, err;
 
+	ms_event_line(line, MS_GENL_LINE_MAX, ev);
+	n = strlen(line);
+	if (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	skb = genlmsg_new(MS_NLA_U64_MAX + nla_total_size(n + 1) +
+			  ms_genl_record_size(&t->desc), GFP_KERNEL);
 	if (!skb)
 		return false;
 	hdr = genlmsg_put(skb, 0, 0, &ms_genl_family, 0, t->genl_cmd);
@@ -703,10 +751,6 @@ static bool ms_genl_send_event(const struct ms_event *ev, char *line)
 	if (!ms_genl_cursor.recovered &&
 	    ms_nla_put_u64(skb, MEMSCOPE_A_SEQ, ev->seq, MEMSCOPE_A_PAD))
 		goto fail;
-	ms_event_line(line, MS_GENL_LINE_MAX, ev);
-	n = strlen(line);
-	if (n > 0 && line[n - 1] == '\n')
-		line[n - 1] = '\0';
 	if (nla_put_string(skb, MEMSCOPE_A_LINE, line))
 		goto fail;
 	if (ms_genl_put_record(skb, &t->desc, ev))
@@ -755,11 +799,16 @@ static void ms_genl_send(struct work_struct *work)
 }
 static DECLARE_WORK(ms_genl_work, ms_genl_send);
 
-/* From the events irq_work: never from probe context itself. */
+/*
+ * From the events irq_work: never from probe context itself.  The ring
+ * holds ring_size events behind this worker, and the events that come in
+ * bursts (direct reclaim, OOM kills) come when the CPUs are busiest:
+ * a high-priority worker is not queued behind the tasks that cause them.
+ */
 void ms_genl_kick(void)
 {
 	if (READ_ONCE(ms_genl_live))
-		schedule_work(&ms_genl_work);
+		queue_work(system_highpri_wq, &ms_genl_work);
 }
 
 /* ---- notifications from process context -------------------------------- */

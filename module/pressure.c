@@ -10,8 +10,12 @@
  * CONFIG_PSI_DEFAULT_DISABLED), so the set of sites is the kernel's own.
  * Nesting is ours to track: with PSI off the kernel never writes the
  * flags word that tells an inner call from an outer one.  A kernel built
- * without PSI, or older than 4.20, has neither function, and the probes
- * say so (docs/pressure.md).
+ * without PSI, or older than 4.20, has neither function: there the sites
+ * are hooked themselves, where each kernel has a hook (the reclaim
+ * tracepoints, kretprobes on kswapd's and compaction's functions), and
+ * the waits on refaults and swap-ins, which have none, are left out
+ * (docs/pressure.md).  pressure_hooks=1 does the same where the
+ * functions are there, to compare the two.
  *
  * What PSI counts on each CPU:
  *   SOME    while a task counted on that CPU is in a memstall;
@@ -44,6 +48,7 @@
 #include <linux/tick.h>
 #include <linux/workqueue.h>
 #include <trace/events/sched.h>
+#include <trace/events/vmscan.h>
 
 #include "memscope.h"
 
@@ -127,7 +132,45 @@ static struct ms_pressure_task *ms_pressure_task_claim(unsigned long task)
 	return NULL;
 }
 
-static struct ms_probe ms_pressure_leave_probe;
+/*
+ * Where the stalls come from.  The kernel's memstall functions where it
+ * has them with PSI built in; else (before 4.20, or CONFIG_PSI=n), and
+ * with pressure_hooks=1, the sites themselves, each through the nearest
+ * hook the kernel has (docs/pressure.md, Sites).
+ */
+static bool ms_pressure_hooks;
+module_param_named(pressure_hooks, ms_pressure_hooks, bool, 0400);
+MODULE_PARM_DESC(pressure_hooks, "pressure: stalls from hooks on the memstall sites (what kernels before 4.20 get), not psi_memstall_enter/leave");
+
+/* A running stalled task makes its CPU full: 5.13's PSI, and the hooks'. */
+static bool ms_pressure_running_full;
+
+/*
+ * Each source of stalls as the probe that begins them and the one that
+ * ends them (the same kretprobe for a function's entry and return).  While
+ * an end that could attach is not attached, no stall can be seen to end,
+ * and nothing is counted; a pair the kernel cannot have at all (both
+ * unavailable) begins none.  Set at load.
+ */
+struct ms_pressure_source {
+	struct ms_probe *enter, *leave;
+};
+static struct ms_pressure_source ms_pressure_sources[8];
+static unsigned int ms_pressure_nr_sources;
+
+static bool ms_pressure_leaves_attached(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ms_pressure_nr_sources; i++) {
+		const struct ms_pressure_source *src = &ms_pressure_sources[i];
+
+		if (!READ_ONCE(src->leave->attached) &&
+		    !(READ_ONCE(src->leave->reason) && READ_ONCE(src->enter->reason)))
+			return false;
+	}
+	return true;
+}
 
 /*
  * Time up to @now, in the state @c was in; under its lock.  Without the
@@ -140,11 +183,10 @@ static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
 	if (d <= 0)
 		return;
 	c->last = now;
-	if (c->nr_stalled <= 0 || !READ_ONCE(ms_pressure_leave_probe.attached))
+	if (c->nr_stalled <= 0 || !ms_pressure_leaves_attached())
 		return;
 	c->some += d;
-	if (c->curr == MS_CURR_IDLE ||
-	    (c->curr == MS_CURR_STALLED && IS_ENABLED(MS_HAVE_PSI_MEMSTALL_RUNNING)))
+	if (c->curr == MS_CURR_IDLE || (c->curr == MS_CURR_STALLED && ms_pressure_running_full))
 		c->full += d;
 }
 
@@ -193,44 +235,52 @@ static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned lon
 	return ok;
 }
 
-static int ms_pressure_enter_pre(struct kprobe *kp, struct pt_regs *regs)
+/*
+ * The current task enters a memstall, at a site probe @p hit.  An inner
+ * site only deepens the outer one, as psi_memstall_enter()'s *flags.
+ */
+static void ms_pressure_enter(struct ms_probe *p)
 {
 	unsigned long me = (unsigned long)current;
 	struct ms_pressure_task *t;
-	int cpu = smp_processor_id();
 
-	ms_hit(container_of(kp, struct ms_probe, kp));
+	ms_hit(p);
 	t = ms_pressure_task_find(me);
 	if (t) {
-		t->depth++;	/* an inner site: psi_memstall_enter's *flags */
-		return 0;
+		t->depth++;
+		return;
 	}
 	t = ms_pressure_task_claim(me);
 	if (!t) {
 		ms_stat_inc(pressure, MS_pressure_tasks_full);
-		return 0;
+		return;
 	}
 	t->depth = 1;
 	atomic_inc(&ms_pressure_nr_stalled);
-	if (ms_pressure_change(cpu, t, me, MS_PRESSURE_ATTACH, MS_CURR_STALLED, ms_pair_now()))
+	if (ms_pressure_change(smp_processor_id(), t, me, MS_PRESSURE_ATTACH, MS_CURR_STALLED,
+			       ms_pair_now()))
 		ms_stat_inc(pressure, MS_pressure_stalls);
 	else
 		atomic_dec(&ms_pressure_nr_stalled);
-	return 0;
 }
 
-static int ms_pressure_leave_pre(struct kprobe *kp, struct pt_regs *regs)
+/*
+ * The current task leaves a memstall site: the stall ends with the
+ * outermost.  @p, if any, is the probe whose hit this is.
+ */
+static void ms_pressure_leave(struct ms_probe *p)
 {
 	unsigned long me = (unsigned long)current;
 	struct ms_pressure_task *t;
 	int cpu = smp_processor_id(), from;
 	u64 now;
 
-	ms_hit(container_of(kp, struct ms_probe, kp));
+	if (p)
+		ms_hit(p);
 	t = ms_pressure_task_find(me);
 	/* Not found: it entered before the probes attached, or found no slot. */
 	if (!t || --t->depth)
-		return 0;
+		return;
 	now = ms_pair_now();
 	/* A running task does not move: its count is here, or was forgotten. */
 	from = READ_ONCE(t->cpu);
@@ -239,6 +289,17 @@ static int ms_pressure_leave_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (from >= 0 && ms_pressure_change(from, t, me, MS_PRESSURE_RELEASE,
 					    from == cpu ? 0 : MS_CURR_KEEP, now))
 		atomic_dec(&ms_pressure_nr_stalled);
+}
+
+static int ms_pressure_enter_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	ms_pressure_enter(container_of(kp, struct ms_probe, kp));
+	return 0;
+}
+
+static int ms_pressure_leave_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	ms_pressure_leave(container_of(kp, struct ms_probe, kp));
 	return 0;
 }
 
@@ -490,6 +551,88 @@ static const struct ms_text ms_pressure_text = {
 	.show = ms_pressure_show,
 };
 
+/*
+ * The sites, hooked where the kernel has no memstall functions to probe
+ * (pressure_hooks).  Reclaim through its tracepoints, which every kernel
+ * from 3.10 has inside the functions PSI's sites wrap; kswapd's balancing
+ * and compaction through their functions' entries and returns.  What has
+ * no hook (refault and swap-in waits, memory.high's throttling) is named
+ * in docs/pressure.md.
+ */
+static struct ms_probe ms_pressure_site_probes[];
+/* In the order they are added: ends before beginnings, which attach after. */
+enum { MS_SITE_DIRECT_END, MS_SITE_MEMCG_END, MS_SITE_DIRECT_BEGIN, MS_SITE_MEMCG_BEGIN,
+       MS_SITE_KSWAPD, MS_SITE_COMPACT, MS_SITE_KCOMPACTD, MS_NR_SITES };
+
+static void ms_pressure_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
+{
+	ms_pressure_enter(data);
+}
+
+static void ms_pressure_reclaim_end(void *data, unsigned long nr_reclaimed)
+{
+	ms_pressure_leave(data);
+}
+
+#define MS_PRESSURE_SITE_FN(fn, site)						\
+static int fn##_entry(struct kretprobe_instance *ri, struct pt_regs *regs)	\
+{										\
+	ms_pressure_enter(&ms_pressure_site_probes[site]);			\
+	return 0;								\
+}										\
+static int fn##_return(struct kretprobe_instance *ri, struct pt_regs *regs)	\
+{										\
+	ms_pressure_leave(NULL);						\
+	return 0;								\
+}
+MS_PRESSURE_SITE_FN(ms_pressure_kswapd, MS_SITE_KSWAPD)
+MS_PRESSURE_SITE_FN(ms_pressure_compact, MS_SITE_COMPACT)
+MS_PRESSURE_SITE_FN(ms_pressure_kcompactd, MS_SITE_KCOMPACTD)
+
+static void __maybe_unused ms_pressure_check_site_protos(void)
+{
+	MS_TP_CHECK(mm_vmscan_direct_reclaim_begin, ms_pressure_reclaim_begin);
+	MS_TP_CHECK(mm_vmscan_direct_reclaim_end, ms_pressure_reclaim_end);
+	MS_TP_CHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, ms_pressure_reclaim_begin);
+	MS_TP_CHECK_MEMCG(mm_vmscan_memcg_reclaim_end, ms_pressure_reclaim_end);
+}
+
+#define MS_PRESSURE_TP(n, tp, fn, ...) {					\
+	.name = n, .targets = (const char *const[]){ tp, NULL },		\
+	.kind = MS_TRACEPOINT, .tp_func = fn, .family = "pressure",		\
+	__VA_ARGS__ }
+/*
+ * A stall in each function, from its entry to its return; a call that
+ * finds no kretprobe instance is not counted (the probe's missed).
+ */
+#define MS_PRESSURE_RET(n, target, fn, nr) {					\
+	.name = n, .targets = (const char *const[]){ target, NULL },		\
+	.kind = MS_KRETPROBE, .entry_handler = fn##_entry,			\
+	.ret_handler = fn##_return, .maxactive = nr, .family = "pressure",	\
+	.before_attach = ms_pressure_forget }
+#define MS_PRESSURE_NEEDS_MEMCG \
+	.unsupported = IS_ENABLED(CONFIG_MEMCG) ? NULL : "config_memcg_disabled"
+
+static struct ms_probe ms_pressure_site_probes[MS_NR_SITES] = {
+	[MS_SITE_DIRECT_END] = MS_PRESSURE_TP("pressure_direct_reclaim_end",
+		"mm_vmscan_direct_reclaim_end", ms_pressure_reclaim_end),
+	[MS_SITE_DIRECT_BEGIN] = MS_PRESSURE_TP("pressure_direct_reclaim_begin",
+		"mm_vmscan_direct_reclaim_begin", ms_pressure_reclaim_begin,
+		.before_attach = ms_pressure_forget),
+	[MS_SITE_MEMCG_END] = MS_PRESSURE_TP("pressure_memcg_reclaim_end",
+		"mm_vmscan_memcg_reclaim_end", ms_pressure_reclaim_end, MS_PRESSURE_NEEDS_MEMCG),
+	[MS_SITE_MEMCG_BEGIN] = MS_PRESSURE_TP("pressure_memcg_reclaim_begin",
+		"mm_vmscan_memcg_reclaim_begin", ms_pressure_reclaim_begin,
+		MS_PRESSURE_NEEDS_MEMCG, .before_attach = ms_pressure_forget),
+	/* One kswapd and one kcompactd per node; any task can compact. */
+	[MS_SITE_KSWAPD] = MS_PRESSURE_RET("pressure_kswapd", "balance_pgdat",
+		ms_pressure_kswapd, 16),
+	[MS_SITE_COMPACT] = MS_PRESSURE_RET("pressure_direct_compact", "try_to_compact_pages",
+		ms_pressure_compact, 64),
+	[MS_SITE_KCOMPACTD] = MS_PRESSURE_RET("pressure_kcompactd", "kcompactd_do_work",
+		ms_pressure_kcompactd, 16),
+};
+
 static const char *const ms_pressure_enter_targets[] = { "psi_memstall_enter", NULL };
 static const char *const ms_pressure_leave_targets[] = { "psi_memstall_leave", NULL };
 static const char *const ms_pressure_switch_targets[] = { "sched_switch", NULL };
@@ -559,21 +702,36 @@ static int ms_pressure_init(void)
 	ms_pressure.avg_last_update = now;
 	ms_pressure.avg_next_update = now + MS_PSI_PERIOD;
 	INIT_DELAYED_WORK(&ms_pressure.work, ms_pressure_work);
-	/* Without the memstall functions the scheduler hook has nothing to serve. */
-	if (!IS_ENABLED(MS_HAVE_PSI_MEMSTALL) || !IS_ENABLED(CONFIG_PSI)) {
-		const char *why = IS_ENABLED(MS_HAVE_PSI_MEMSTALL) ? "config_psi_disabled" :
-				  "no_memstall_sites_before_4_20";
+	/* Without PSI built in, psi_memstall_enter() is an empty inline. */
+	if (!IS_ENABLED(MS_HAVE_PSI_MEMSTALL) || !IS_ENABLED(CONFIG_PSI))
+		ms_pressure_hooks = true;
+	ms_pressure_running_full = IS_ENABLED(MS_HAVE_PSI_MEMSTALL_RUNNING) || ms_pressure_hooks;
+	/* The tick's FULL only where the kernel's PSI has it (4.20 to 5.12). */
+	err = ms_pressure_running_full ? 0 :
+	      ms_probe_add(&ms_pressure_tick_probe) ?: ms_probe_add(&ms_pressure_wakeup_probe);
+	err = err ?: ms_probe_add(&ms_pressure_switch_probe);
+	if (ms_pressure_hooks) {
+		static const int pairs[][2] = {
+			{ MS_SITE_DIRECT_BEGIN, MS_SITE_DIRECT_END },
+			{ MS_SITE_MEMCG_BEGIN, MS_SITE_MEMCG_END },
+			{ MS_SITE_KSWAPD, MS_SITE_KSWAPD },
+			{ MS_SITE_COMPACT, MS_SITE_COMPACT },
+			{ MS_SITE_KCOMPACTD, MS_SITE_KCOMPACTD },
+		};
 
-		ms_pressure_enter_probe.unsupported = why;
-		ms_pressure_leave_probe.unsupported = why;
-		ms_pressure_switch_probe.unsupported = why;
+		for (i = 0; i < ARRAY_SIZE(pairs); i++)
+			ms_pressure_sources[ms_pressure_nr_sources++] = (struct ms_pressure_source){
+				&ms_pressure_site_probes[pairs[i][0]],
+				&ms_pressure_site_probes[pairs[i][1]] };
+		for (i = 0; i < MS_NR_SITES && !err; i++)
+			err = ms_probe_add(&ms_pressure_site_probes[i]);
+	} else {
+		ms_pressure_sources[ms_pressure_nr_sources++] = (struct ms_pressure_source){
+			&ms_pressure_enter_probe, &ms_pressure_leave_probe };
+		err = err ?: ms_probe_add(&ms_pressure_leave_probe) ?:
+		      ms_probe_add(&ms_pressure_enter_probe);
 	}
-	err = (IS_ENABLED(MS_HAVE_PSI_MEMSTALL_RUNNING) || !IS_ENABLED(CONFIG_PSI) ? 0 :
-	       ms_probe_add(&ms_pressure_tick_probe) ?: ms_probe_add(&ms_pressure_wakeup_probe)) ?:
-	      ms_probe_add(&ms_pressure_switch_probe) ?:
-	      ms_probe_add(&ms_pressure_leave_probe) ?:
-	      ms_probe_add(&ms_pressure_enter_probe) ?:
-	      ms_stat_set_add(&ms_pressure_stats) ?: ms_text_add(&ms_pressure_text);
+	err = err ?: ms_stat_set_add(&ms_pressure_stats) ?: ms_text_add(&ms_pressure_text);
 	if (!err)
 		schedule_delayed_work(&ms_pressure.work, MS_PSI_FREQ);
 	return err;

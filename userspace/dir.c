@@ -587,25 +587,32 @@ int ms_load_hist(const char *name, struct ms_buckets *h, bool optional)
 }
 
 /*
- * The module's pressure file, while its enter and leave probes are both
- * attached; 1 where they are not (no stall is counted then, and zeros
- * would say none happened) or the module has no such file.
+ * The module's pressure file, while it counts: every pressure probe the
+ * kernel can have is attached (the memstall functions', or the sites'
+ * own hooks where the kernel has none).  1 where one is off (no stall can
+ * be seen to end then, the module counts nothing, and zeros would say
+ * none happened) or the module has no such file.
  */
+const char *const ms_pressure_probes[] = { "pressure_*", NULL };
+
 int ms_load_pressure(struct ms_psi *p)
 {
-	static const char *const probes[] = { "pressure_enter", "pressure_leave", NULL };
 	struct ms_probe_lines pr;
-	size_t i, on = 0, len;
+	size_t i, on = 0, off = 0, len;
 	char *data;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	if (ms_load_probes(&pr, true))
 		return 1;
-	for (i = 0; i < pr.n; i++)
-		on += ms_probe_matches(&pr.v[i], probes) && pr.v[i].st == MS_PROBE_ATTACHED;
+	for (i = 0; i < pr.n; i++) {
+		if (!ms_probe_matches(&pr.v[i], ms_pressure_probes))
+			continue;
+		on += pr.v[i].st == MS_PROBE_ATTACHED;
+		off += pr.v[i].st == MS_PROBE_DISABLED;
+	}
 	ms_probes_free(&pr);
-	if (on != 2)
+	if (!on || off)
 		return 1;
 	ret = ms_read_optional("pressure", &data, &len);
 	if (ret)

@@ -10,9 +10,21 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -e /proc/pressure/memory ] || lacks "PSI (/proc/pressure/memory), the ground truth here"
-ms_load
-for p in pressure_enter pressure_leave pressure_switch; do
-	[ "$(probe_state $p)" = attached ] || fail "probe $p is $(probe_state $p)"
+# PRESSURE_HOOKS=1 (64-pressure-hooks): the same, from the hooks on the
+# sites that kernels without memstall functions get (before 4.20, or
+# CONFIG_PSI off), in place of psi_memstall_enter/leave.
+if [ "${PRESSURE_HOOKS:-0}" = 1 ]; then
+	ms_load pressure_hooks=1
+	probes="pressure_switch pressure_direct_reclaim_begin pressure_direct_reclaim_end
+		pressure_memcg_reclaim_begin pressure_memcg_reclaim_end pressure_kswapd
+		pressure_direct_compact pressure_kcompactd"
+	[ -z "$(probe_state pressure_enter)" ] || fail "pressure_enter is there with pressure_hooks=1"
+else
+	ms_load
+	probes="pressure_enter pressure_leave pressure_switch"
+fi
+for p in $probes; do
+	[ "$(probe_state "$p")" = attached ] || fail "probe $p is $(probe_state "$p")"
 done
 CG=/sys/fs/cgroup/memscope-pressure
 [ -e /sys/fs/cgroup/cgroup.controllers ] || lacks "cgroup v2"
@@ -41,10 +53,21 @@ total() { awk -v k="$1" '$1 == k { sub("total=", "", $5); print $5 }' "$2"; }
 #   two CPUs, and within 0.1% with one: 100% and 150%.
 # Still a failure for a memscope that counts nothing or double
 # (docs/pressure.md, "Where the figures differ").
+# With the hooks, memscope misses the waits on refaults and swap-ins that
+# the kernel counts, and was up to 18% under its some (6.12's anonymous
+# thrashing, where swap-ins of workingset pages stall): 25%.  Before 5.13
+# its full is 5.13's definition, which counts a running stalled task
+# throughout, not at ticks: at least the kernel's (up to 19 times it on
+# 5.10's short file-thrashing stalls).
+full_ge=0 tol_full=0
+hooks=${PRESSURE_HOOKS:-0}
 if uname -v | grep -q PREEMPT_RT; then
 	tol_some=100 tol_full=150
 elif kver_ge 5 13; then
 	tol_some=15 tol_full=25
+	[ "$hooks" = 1 ] && tol_some=25
+elif [ "$hooks" = 1 ]; then
+	tol_some=25 full_ge=1
 else
 	tol_some=100 tol_full=40
 fi
@@ -60,8 +83,12 @@ measure() {
 		_kd=$(( $(total $_k /tmp/k1) - $(total $_k /tmp/k0) ))
 		_md=$(( $(total $_k /tmp/m1) - $(total $_k /tmp/m0) ))
 		[ $_k = some ] && expect_ge "$_name: the kernel's some (us)" $_kd "$_min"
-		expect_within "$_name: $_k, memscope's us against the kernel's" $_md $_kd \
-			"$([ $_k = some ] && echo $tol_some || echo $tol_full)"
+		if [ $_k = full ] && [ $full_ge = 1 ]; then
+			expect_ge "$_name: full, memscope's us (5.13's definition) against the kernel's" $_md $_kd
+		else
+			expect_within "$_name: $_k, memscope's us against the kernel's" $_md $_kd \
+				"$([ $_k = some ] && echo $tol_some || echo $tol_full)"
+		fi
 	done
 }
 # in_cg CMD...: CMD in the test's memcg.

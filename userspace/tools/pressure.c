@@ -107,10 +107,9 @@ static const struct ms_interval_ops pressure_ops = {
 
 static int cmd_pressure(const struct ms_opts *o)
 {
-	static const char *const probes[] = { "pressure_enter", "pressure_leave", NULL };
 	struct pressure_ctx c = { 0 };
 
-	if (ms_check_probes("pressure", probes))
+	if (ms_check_probes("pressure", ms_pressure_probes))
 		return 1;
 	return ms_run_interval(o, &pressure_ops, &c);
 }

@@ -27,7 +27,8 @@ MANY=/tmp/bounded-files
 # over T, R, C (possible CPUs), P (the .ko's .data..percpu size), N (the
 # probes, each with a hit counter per CPU: the lines of `probes`), H
 # (1 when the fault hook is an fprobe), L (memleak's table slots), D
-# (frames per user stack), S (swap residency entries) and O (oom_ring_size).
+# (frames per user stack), S (swap residency entries), O (oom_ring_size)
+# and Q (1 where the pressure family hooks its sites).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/docs/testing.md")
 [ -n "$formula" ] || fail "no 'memory_bytes = ...' formula in docs/testing.md"
 diag "docs/testing.md: memory_bytes = $formula"
@@ -40,7 +41,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v N="$NPROBES" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v U="$UF" -v K="$K" \
+	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v N="$NPROBES" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v U="$UF" -v K="$K" -v Q="$Q" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -69,11 +70,15 @@ vmalloc_pages() {
 pow2() { p=1; while [ $p -lt "$1" ]; do p=$((p * 2)); done; echo $p; }
 diag "possible cpus $CPUS, per-CPU section $PCPU bytes"
 
-for tr in "1024 256 32768 32 16384 64" "16 16 4096 1 1024 16" "3000 1000 5000 127 3000 1000"; do
-	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE USTACK_DEPTH SWAP_RESIDENCY_SIZE OOM_RING_SIZE"
+# The last also with the pressure family's site hooks, as kernels
+# without memstall functions have them (their kretprobes' instances).
+for tr in "1024 256 32768 32 16384 64 0" "16 16 4096 1 1024 16 0" "3000 1000 5000 127 3000 1000 1"; do
+	# shellcheck disable=SC2086 # split "TABLE_SIZE RING_SIZE MEMLEAK_SIZE USTACK_DEPTH SWAP_RESIDENCY_SIZE OOM_RING_SIZE PRESSURE_HOOKS"
 	set -- $tr
-	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4" swap_residency_size="$5" oom_ring_size="$6"
+	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4" swap_residency_size="$5" oom_ring_size="$6" pressure_hooks="$7"
 	OR=$6
+	Q=0; grep -q '^pressure_kswapd ' $D/probes && Q=1
+	[ "$7" = 0 ] || expect_eq "pressure_hooks=1: its probes listed" $Q 1
 	expect_eq "version: oom_ring_size" "$(sed -n 's/^oom_ring_size //p' $D/version)" "$OR"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
 	NPROBES=$(grep -vc '^#' $D/probes)

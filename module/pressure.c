@@ -149,12 +149,13 @@ static bool ms_pressure_running_full;
  * Each source of stalls as the probe that begins them and the one that
  * ends them (the same kretprobe for a function's entry and return).  While
  * an end that could attach is not attached, no stall can be seen to end,
- * and nothing is counted; a pair the kernel cannot have at all (both
- * unavailable) begins none.  Set at load.
+ * and nothing is counted; one the kernel cannot have (unavailable) has
+ * no stalls to end, since its beginning enters none.  Set at load.
  */
 struct ms_pressure_source {
 	struct ms_probe *enter, *leave;
 };
+static struct ms_probe ms_pressure_leave_probe;
 static struct ms_pressure_source ms_pressure_sources[8];
 static unsigned int ms_pressure_nr_sources;
 
@@ -165,8 +166,7 @@ static bool ms_pressure_leaves_attached(void)
 	for (i = 0; i < ms_pressure_nr_sources; i++) {
 		const struct ms_pressure_source *src = &ms_pressure_sources[i];
 
-		if (!READ_ONCE(src->leave->attached) &&
-		    !(READ_ONCE(src->leave->reason) && READ_ONCE(src->enter->reason)))
+		if (!READ_ONCE(src->leave->attached) && !READ_ONCE(src->leave->reason))
 			return false;
 	}
 	return true;
@@ -236,15 +236,19 @@ static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned lon
 }
 
 /*
- * The current task enters a memstall, at a site probe @p hit.  An inner
- * site only deepens the outer one, as psi_memstall_enter()'s *flags.
+ * The current task enters a memstall, at a site probe @p hit, which
+ * probe @leave ends.  An inner site only deepens the outer one, as
+ * psi_memstall_enter()'s *flags.  Without its end attached (a function
+ * a build inlined), a stall could never end: the site is not counted.
  */
-static void ms_pressure_enter(struct ms_probe *p)
+static void ms_pressure_enter(struct ms_probe *p, const struct ms_probe *leave)
 {
 	unsigned long me = (unsigned long)current;
 	struct ms_pressure_task *t;
 
 	ms_hit(p);
+	if (!READ_ONCE(leave->attached))
+		return;
 	t = ms_pressure_task_find(me);
 	if (t) {
 		t->depth++;
@@ -293,7 +297,7 @@ static void ms_pressure_leave(struct ms_probe *p)
 
 static int ms_pressure_enter_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	ms_pressure_enter(container_of(kp, struct ms_probe, kp));
+	ms_pressure_enter(container_of(kp, struct ms_probe, kp), &ms_pressure_leave_probe);
 	return 0;
 }
 
@@ -554,19 +558,31 @@ static const struct ms_text ms_pressure_text = {
 /*
  * The sites, hooked where the kernel has no memstall functions to probe
  * (pressure_hooks).  Reclaim through its tracepoints, which every kernel
- * from 3.10 has inside the functions PSI's sites wrap; kswapd's balancing
- * and compaction through their functions' entries and returns.  What has
- * no hook (refault and swap-in waits, memory.high's throttling) is named
- * in docs/pressure.md.
+ * from 3.10 has inside the functions PSI's sites wrap; compaction through
+ * its functions' entries and returns; kswapd's balancing both ways, since
+ * builds inline balance_pgdat() (4.19 with gcc 10): from the
+ * kswapd_wake event just before it to prepare_kswapd_sleep(), kswapd's
+ * next call after it, and through its entry and return where it is a
+ * function.  Where both are there, they nest into one stall.  What has no
+ * hook (refault and swap-in waits, memory.high's throttling) is named in
+ * docs/pressure.md.
  */
 static struct ms_probe ms_pressure_site_probes[];
 /* In the order they are added: ends before beginnings, which attach after. */
-enum { MS_SITE_DIRECT_END, MS_SITE_MEMCG_END, MS_SITE_DIRECT_BEGIN, MS_SITE_MEMCG_BEGIN,
-       MS_SITE_KSWAPD, MS_SITE_COMPACT, MS_SITE_KCOMPACTD, MS_NR_SITES };
+enum { MS_SITE_DIRECT_END, MS_SITE_MEMCG_END, MS_SITE_KSWAPD_BALANCED, MS_SITE_DIRECT_BEGIN,
+       MS_SITE_MEMCG_BEGIN, MS_SITE_KSWAPD_WAKE, MS_SITE_KSWAPD, MS_SITE_COMPACT,
+       MS_SITE_KCOMPACTD, MS_NR_SITES };
 
-static void ms_pressure_reclaim_begin(MS_RECLAIM_BEGIN_PROTO)
+#define MS_SITE(site) (&ms_pressure_site_probes[MS_SITE_##site])
+
+static void ms_pressure_direct_begin(MS_RECLAIM_BEGIN_PROTO)
 {
-	ms_pressure_enter(data);
+	ms_pressure_enter(data, MS_SITE(DIRECT_END));
+}
+
+static void ms_pressure_memcg_begin(MS_RECLAIM_BEGIN_PROTO)
+{
+	ms_pressure_enter(data, MS_SITE(MEMCG_END));
 }
 
 static void ms_pressure_reclaim_end(void *data, unsigned long nr_reclaimed)
@@ -574,10 +590,22 @@ static void ms_pressure_reclaim_end(void *data, unsigned long nr_reclaimed)
 	ms_pressure_leave(data);
 }
 
+static void ms_pressure_kswapd_wake(MS_KSWAPD_WAKE_PROTO)
+{
+	ms_pressure_enter(data, MS_SITE(KSWAPD_BALANCED));
+}
+
+/* kswapd's first call once balanced; only ever from kswapd_try_to_sleep(). */
+static int ms_pressure_kswapd_balanced_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	ms_pressure_leave(container_of(kp, struct ms_probe, kp));
+	return 0;
+}
+
 #define MS_PRESSURE_SITE_FN(fn, site)						\
 static int fn##_entry(struct kretprobe_instance *ri, struct pt_regs *regs)	\
 {										\
-	ms_pressure_enter(&ms_pressure_site_probes[site]);			\
+	ms_pressure_enter(MS_SITE(site), MS_SITE(site));			\
 	return 0;								\
 }										\
 static int fn##_return(struct kretprobe_instance *ri, struct pt_regs *regs)	\
@@ -585,16 +613,17 @@ static int fn##_return(struct kretprobe_instance *ri, struct pt_regs *regs)	\
 	ms_pressure_leave(NULL);						\
 	return 0;								\
 }
-MS_PRESSURE_SITE_FN(ms_pressure_kswapd, MS_SITE_KSWAPD)
-MS_PRESSURE_SITE_FN(ms_pressure_compact, MS_SITE_COMPACT)
-MS_PRESSURE_SITE_FN(ms_pressure_kcompactd, MS_SITE_KCOMPACTD)
+MS_PRESSURE_SITE_FN(ms_pressure_kswapd, KSWAPD)
+MS_PRESSURE_SITE_FN(ms_pressure_compact, COMPACT)
+MS_PRESSURE_SITE_FN(ms_pressure_kcompactd, KCOMPACTD)
 
 static void __maybe_unused ms_pressure_check_site_protos(void)
 {
-	MS_TP_CHECK(mm_vmscan_direct_reclaim_begin, ms_pressure_reclaim_begin);
+	MS_TP_CHECK(mm_vmscan_direct_reclaim_begin, ms_pressure_direct_begin);
 	MS_TP_CHECK(mm_vmscan_direct_reclaim_end, ms_pressure_reclaim_end);
-	MS_TP_CHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, ms_pressure_reclaim_begin);
+	MS_TP_CHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, ms_pressure_memcg_begin);
 	MS_TP_CHECK_MEMCG(mm_vmscan_memcg_reclaim_end, ms_pressure_reclaim_end);
+	MS_TP_CHECK(mm_vmscan_kswapd_wake, ms_pressure_kswapd_wake);
 }
 
 #define MS_PRESSURE_TP(n, tp, fn, ...) {					\
@@ -616,14 +645,24 @@ static void __maybe_unused ms_pressure_check_site_protos(void)
 static struct ms_probe ms_pressure_site_probes[MS_NR_SITES] = {
 	[MS_SITE_DIRECT_END] = MS_PRESSURE_TP("pressure_direct_reclaim_end",
 		"mm_vmscan_direct_reclaim_end", ms_pressure_reclaim_end),
-	[MS_SITE_DIRECT_BEGIN] = MS_PRESSURE_TP("pressure_direct_reclaim_begin",
-		"mm_vmscan_direct_reclaim_begin", ms_pressure_reclaim_begin,
-		.before_attach = ms_pressure_forget),
 	[MS_SITE_MEMCG_END] = MS_PRESSURE_TP("pressure_memcg_reclaim_end",
 		"mm_vmscan_memcg_reclaim_end", ms_pressure_reclaim_end, MS_PRESSURE_NEEDS_MEMCG),
+	[MS_SITE_KSWAPD_BALANCED] = {
+		.name = "pressure_kswapd_balanced",
+		.targets = (const char *const[]){ "prepare_kswapd_sleep", NULL },
+		.kind = MS_KPROBE,
+		.pre_handler = ms_pressure_kswapd_balanced_pre,
+		.family = "pressure",
+	},
+	[MS_SITE_DIRECT_BEGIN] = MS_PRESSURE_TP("pressure_direct_reclaim_begin",
+		"mm_vmscan_direct_reclaim_begin", ms_pressure_direct_begin,
+		.before_attach = ms_pressure_forget),
 	[MS_SITE_MEMCG_BEGIN] = MS_PRESSURE_TP("pressure_memcg_reclaim_begin",
-		"mm_vmscan_memcg_reclaim_begin", ms_pressure_reclaim_begin,
+		"mm_vmscan_memcg_reclaim_begin", ms_pressure_memcg_begin,
 		MS_PRESSURE_NEEDS_MEMCG, .before_attach = ms_pressure_forget),
+	[MS_SITE_KSWAPD_WAKE] = MS_PRESSURE_TP("pressure_kswapd_wake",
+		"mm_vmscan_kswapd_wake", ms_pressure_kswapd_wake,
+		.before_attach = ms_pressure_forget),
 	/* One kswapd and one kcompactd per node; any task can compact. */
 	[MS_SITE_KSWAPD] = MS_PRESSURE_RET("pressure_kswapd", "balance_pgdat",
 		ms_pressure_kswapd, 16),
@@ -714,6 +753,7 @@ static int ms_pressure_init(void)
 		static const int pairs[][2] = {
 			{ MS_SITE_DIRECT_BEGIN, MS_SITE_DIRECT_END },
 			{ MS_SITE_MEMCG_BEGIN, MS_SITE_MEMCG_END },
+			{ MS_SITE_KSWAPD_WAKE, MS_SITE_KSWAPD_BALANCED },
 			{ MS_SITE_KSWAPD, MS_SITE_KSWAPD },
 			{ MS_SITE_COMPACT, MS_SITE_COMPACT },
 			{ MS_SITE_KCOMPACTD, MS_SITE_KCOMPACTD },

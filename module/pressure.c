@@ -559,19 +559,17 @@ static const struct ms_text ms_pressure_text = {
  * The sites, hooked where the kernel has no memstall functions to probe
  * (pressure_hooks).  Reclaim through its tracepoints, which every kernel
  * from 3.10 has inside the functions PSI's sites wrap; compaction through
- * its functions' entries and returns; kswapd's balancing both ways, since
- * builds inline balance_pgdat() (4.19 with gcc 10): from the
- * kswapd_wake event just before it to prepare_kswapd_sleep(), kswapd's
- * next call after it, and through its entry and return where it is a
- * function.  Where both are there, they nest into one stall.  What has no
- * hook (refault and swap-in waits, memory.high's throttling) is named in
- * docs/pressure.md.
+ * its functions' entries and returns; kswapd's balancing from the
+ * kswapd_wake event just before balance_pgdat() to prepare_kswapd_sleep(),
+ * kswapd's next call after it, since builds inline balance_pgdat()
+ * (4.19 with gcc 10).  What has no hook (refault and swap-in waits,
+ * memory.high's throttling) is named in docs/pressure.md.
  */
 static struct ms_probe ms_pressure_site_probes[];
 /* In the order they are added: ends before beginnings, which attach after. */
 enum { MS_SITE_DIRECT_END, MS_SITE_MEMCG_END, MS_SITE_KSWAPD_BALANCED, MS_SITE_DIRECT_BEGIN,
-       MS_SITE_MEMCG_BEGIN, MS_SITE_KSWAPD_WAKE, MS_SITE_KSWAPD, MS_SITE_COMPACT,
-       MS_SITE_KCOMPACTD, MS_NR_SITES };
+       MS_SITE_MEMCG_BEGIN, MS_SITE_KSWAPD_WAKE, MS_SITE_COMPACT, MS_SITE_KCOMPACTD,
+       MS_NR_SITES };
 
 #define MS_SITE(site) (&ms_pressure_site_probes[MS_SITE_##site])
 
@@ -613,7 +611,6 @@ static int fn##_return(struct kretprobe_instance *ri, struct pt_regs *regs)	\
 	ms_pressure_leave(NULL);						\
 	return 0;								\
 }
-MS_PRESSURE_SITE_FN(ms_pressure_kswapd, KSWAPD)
 MS_PRESSURE_SITE_FN(ms_pressure_compact, COMPACT)
 MS_PRESSURE_SITE_FN(ms_pressure_kcompactd, KCOMPACTD)
 
@@ -663,9 +660,7 @@ static struct ms_probe ms_pressure_site_probes[MS_NR_SITES] = {
 	[MS_SITE_KSWAPD_WAKE] = MS_PRESSURE_TP("pressure_kswapd_wake",
 		"mm_vmscan_kswapd_wake", ms_pressure_kswapd_wake,
 		.before_attach = ms_pressure_forget),
-	/* One kswapd and one kcompactd per node; any task can compact. */
-	[MS_SITE_KSWAPD] = MS_PRESSURE_RET("pressure_kswapd", "balance_pgdat",
-		ms_pressure_kswapd, 16),
+	/* One kcompactd per node; any task can compact. */
 	[MS_SITE_COMPACT] = MS_PRESSURE_RET("pressure_direct_compact", "try_to_compact_pages",
 		ms_pressure_compact, 64),
 	[MS_SITE_KCOMPACTD] = MS_PRESSURE_RET("pressure_kcompactd", "kcompactd_do_work",
@@ -754,7 +749,6 @@ static int ms_pressure_init(void)
 			{ MS_SITE_DIRECT_BEGIN, MS_SITE_DIRECT_END },
 			{ MS_SITE_MEMCG_BEGIN, MS_SITE_MEMCG_END },
 			{ MS_SITE_KSWAPD_WAKE, MS_SITE_KSWAPD_BALANCED },
-			{ MS_SITE_KSWAPD, MS_SITE_KSWAPD },
 			{ MS_SITE_COMPACT, MS_SITE_COMPACT },
 			{ MS_SITE_KCOMPACTD, MS_SITE_KCOMPACTD },
 		};

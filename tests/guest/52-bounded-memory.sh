@@ -77,7 +77,7 @@ for tr in "1024 256 32768 32 16384 64 0" "16 16 4096 1 1024 16 0" "3000 1000 500
 	set -- $tr
 	ms_load table_size="$1" ring_size="$2" memleak_size="$3" ustack_depth="$4" swap_residency_size="$5" oom_ring_size="$6" pressure_hooks="$7"
 	OR=$6
-	Q=0; grep -q '^pressure_kswapd ' $D/probes && Q=1
+	Q=0; grep -q '^pressure_kswapd_wake ' $D/probes && Q=1
 	[ "$7" = 0 ] || expect_eq "pressure_hooks=1: its probes listed" $Q 1
 	expect_eq "version: oom_ring_size" "$(sed -n 's/^oom_ring_size //p' $D/version)" "$OR"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1

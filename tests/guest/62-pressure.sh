@@ -17,7 +17,7 @@ if [ "${PRESSURE_HOOKS:-0}" = 1 ]; then
 	ms_load pressure_hooks=1
 	probes="pressure_switch pressure_direct_reclaim_begin pressure_direct_reclaim_end
 		pressure_memcg_reclaim_begin pressure_memcg_reclaim_end pressure_kswapd_wake
-		pressure_kswapd_balanced pressure_kswapd pressure_direct_compact pressure_kcompactd"
+		pressure_kswapd_balanced pressure_direct_compact pressure_kcompactd"
 	[ -z "$(probe_state pressure_enter)" ] || fail "pressure_enter is there with pressure_hooks=1"
 else
 	ms_load

@@ -43,6 +43,7 @@
  */
 #include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/tick.h>

@@ -55,35 +55,75 @@
 
 #define MS_PRESSURE_STATS(X)						\
 	X(pressure_stalls, "Memory stalls begun (psi_memstall_enter calls, outermost).") \
-	X(pressure_tasks_full, "Memory stalls not counted: more tasks stalled at once than the table holds.")
+	X(pressure_tasks_full, "Memory stalls not counted: more tasks stalled at once than the table holds.") \
+	X(pressure_cgroups_full, "Memory stalls not counted for a cgroup: more cgroups with stalls than pressure_by_cgroup holds.")
 MS_STAT_SET(pressure, MS_PRESSURE_STATS);
 
 /* Tasks in a memstall at once, each in one slot found by its pointer. */
 #define MS_PRESSURE_TASKS	1024
 #define MS_PRESSURE_REACH	16
+/* Memory cgroups with a stall on record: pressure_by_cgroup's rows. */
+#define MS_PRESSURE_GROUPS	64
 
 struct ms_pressure_task {
 	unsigned long owner;	/* the task_struct; 0 when free */
 	unsigned int depth;	/* enters not yet left: the owner's alone */
 	int cpu;		/* whose count it is in, or -1: under that CPU's lock */
+	/* Its memcg and that memcg's ancestors but the root: group slots. */
+	DECLARE_BITMAP(groups, MS_PRESSURE_GROUPS);
 };
 
 static struct ms_pressure_task ms_pressure_tasks[MS_PRESSURE_TASKS];
 static atomic_t ms_pressure_nr_stalled;
 
+/*
+ * A memory cgroup's row: its css, referenced while the row is in use, and
+ * found by that pointer.  Claimed under the lock on a task's first stall
+ * in it (a raw lock: from probe context); let go by the collector once
+ * the cgroup is offline and no stall names it.
+ */
+struct ms_pressure_group {
+	struct cgroup_subsys_state *css;
+	atomic_t users;		/* task slots whose groups have it */
+	u64 total[2];		/* ns: some, full; under ms_pressure.lock */
+};
+static struct ms_pressure_group ms_pressure_groups[MS_PRESSURE_GROUPS];
+static DECLARE_BITMAP(ms_pressure_groups_used, MS_PRESSURE_GROUPS);
+static DEFINE_RAW_SPINLOCK(ms_pressure_groups_lock);
+
 #define MS_CURR_KEEP	-1	/* leave what runs as it is */
 #define MS_CURR_STALLED	1
 #define MS_CURR_IDLE	2
 
-struct ms_pressure_cpu {
-	raw_spinlock_t lock;
+/* PSI's per-CPU times, of the system or of one memory cgroup. */
+struct ms_pressure_acct {
 	int nr_stalled;
-	int curr;		/* MS_CURR_* of what runs, while a task stalls */
 	u64 last;		/* ms_pair_now() the times run to */
-	u64 last_change;	/* of nr_stalled or curr: the tick's FULL (< 5.13) */
 	u64 some, full;		/* ns */
 };
+
+struct ms_pressure_cpu {
+	raw_spinlock_t lock;
+	int curr;		/* MS_CURR_* of what runs, while a task stalls */
+	/* The groups what runs is in, while a task stalls anywhere. */
+	DECLARE_BITMAP(curr_groups, MS_PRESSURE_GROUPS);
+	DECLARE_BITMAP(stalled_groups, MS_PRESSURE_GROUPS);	/* nr_stalled > 0 here */
+	u64 last_change;	/* of a count or of what runs: the tick's FULL (< 5.13) */
+	struct ms_pressure_acct sys;
+	struct ms_pressure_acct *grp;	/* [MS_PRESSURE_GROUPS], its ms_pressure_groups_cpu's */
+};
 static DEFINE_PER_CPU(struct ms_pressure_cpu, ms_pressure_cpu);
+
+/*
+ * The groups' times on each CPU, and the collector's view of them at its
+ * last collection ([group][some, full]).  Allocated at load: too big for
+ * the per-CPU space that all modules share (8 KiB on x86-64).
+ */
+struct ms_pressure_groups_cpu {
+	struct ms_pressure_acct acct[MS_PRESSURE_GROUPS];
+	u64 prev[MS_PRESSURE_GROUPS][2];
+};
+static struct ms_pressure_groups_cpu __percpu *ms_pressure_groups_cpu;
 
 /* The collector's view of each CPU at its last collection. */
 struct ms_pressure_prev {
@@ -101,13 +141,16 @@ static DEFINE_PER_CPU(struct ms_pressure_prev, ms_pressure_prev);
 static const unsigned long ms_psi_exp[3] = { 1677, 1981, 2034 };	/* 10 s, 60 s, 300 s */
 
 static struct {
-	struct mutex lock;
+	struct mutex lock;	/* the totals, the averages, and group rows' release */
 	u64 total[2];		/* ns: some, full */
 	u64 avg_total[2];
 	unsigned long avg[2][3];
 	u64 avg_last_update;
 	u64 avg_next_update;
 	struct delayed_work work;
+	/* The collector's: each group's times on one CPU, and their sums. */
+	u64 grp_delta[MS_PRESSURE_GROUPS][2];
+	u64 grp_sum[MS_PRESSURE_GROUPS][5];
 } ms_pressure;
 
 static struct ms_pressure_task *ms_pressure_task_find(unsigned long task)
@@ -173,22 +216,72 @@ static bool ms_pressure_leaves_attached(void)
 	return true;
 }
 
-/*
- * Time up to @now, in the state @c was in; under its lock.  Without the
- * leave probe no stall can be seen to end: nothing is counted then.
- */
-static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
+static void ms_pressure_acct_advance(struct ms_pressure_acct *a, u64 now, bool counting, bool full)
 {
-	s64 d = now - c->last;
+	s64 d = now - a->last;
 
 	if (d <= 0)
 		return;
-	c->last = now;
-	if (c->nr_stalled <= 0 || !ms_pressure_leaves_attached())
+	a->last = now;
+	if (a->nr_stalled <= 0 || !counting)
 		return;
-	c->some += d;
-	if (c->curr == MS_CURR_IDLE || (c->curr == MS_CURR_STALLED && ms_pressure_running_full))
-		c->full += d;
+	a->some += d;
+	if (full)
+		a->full += d;
+}
+
+/*
+ * Whether a memory cgroup @g with a stall on @c is full: nothing of it
+ * productive runs there.  From 5.13 (and with the hooks), what runs is
+ * idle, outside it, or a stalled task of it.  Before, a group was full
+ * only while none of its tasks could run, stalled or not, which a
+ * running task outside it does not tell: only while the CPU idles, as
+ * the system (and a tick's sample of a stalled task of it running).
+ */
+static bool ms_pressure_group_full(const struct ms_pressure_cpu *c, int g)
+{
+	if (c->curr == MS_CURR_IDLE)
+		return true;
+	if (!ms_pressure_running_full)
+		return false;
+	return !test_bit(g, c->curr_groups) || c->curr == MS_CURR_STALLED;
+}
+
+/*
+ * Time up to @now, in the state @c was in, for the system and for each
+ * cgroup with a stall there; under its lock.  Without the end probes no
+ * stall can be seen to end: nothing is counted then.
+ */
+static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
+{
+	bool counting = ms_pressure_leaves_attached();
+	int g;
+
+	ms_pressure_acct_advance(&c->sys, now, counting, c->curr == MS_CURR_IDLE ||
+				 (c->curr == MS_CURR_STALLED && ms_pressure_running_full));
+	for_each_set_bit(g, c->stalled_groups, MS_PRESSURE_GROUPS)
+		ms_pressure_acct_advance(&c->grp[g], now, counting, ms_pressure_group_full(c, g));
+}
+
+/* @t's count, on @c, goes up or down by @n, for the system and its groups. */
+static void ms_pressure_count(struct ms_pressure_cpu *c, const struct ms_pressure_task *t,
+			      int n, u64 now)
+{
+	int g;
+
+	c->sys.nr_stalled += n;
+	for_each_set_bit(g, t->groups, MS_PRESSURE_GROUPS) {
+		struct ms_pressure_acct *a = &c->grp[g];
+
+		/* A group without a stall here was not advanced: its time starts now. */
+		if (!a->nr_stalled)
+			a->last = now;
+		a->nr_stalled += n;
+		if (a->nr_stalled > 0)
+			__set_bit(g, c->stalled_groups);
+		else
+			__clear_bit(g, c->stalled_groups);
+	}
 }
 
 /*
@@ -205,13 +298,24 @@ enum ms_pressure_op {
 	MS_PRESSURE_RELEASE,	/* no longer here: it ended, the slot is free */
 };
 
+/* The users @groups held, let go: a stall's end, or its slot's forgetting. */
+static void ms_pressure_groups_put(const unsigned long *groups)
+{
+	int g;
+
+	for_each_set_bit(g, groups, MS_PRESSURE_GROUPS)
+		atomic_dec(&ms_pressure_groups[g].users);
+}
+
 /*
  * On @cpu, under its lock: the time up to @now, then @op on @t (if it is
- * still @owner's and where @op expects it), then what runs becomes @curr.
- * False if @op did not apply.
+ * still @owner's and where @op expects it), then what runs becomes @curr,
+ * in the groups @members (unless @curr is MS_CURR_KEEP).  False if @op
+ * did not apply.
  */
 static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned long owner,
-			       enum ms_pressure_op op, int curr, u64 now)
+			       enum ms_pressure_op op, int curr, const unsigned long *members,
+			       u64 now)
 {
 	struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 	unsigned long flags;
@@ -223,17 +327,86 @@ static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned lon
 		ok = READ_ONCE(t->owner) == owner &&
 		     READ_ONCE(t->cpu) == (op == MS_PRESSURE_ATTACH ? -1 : cpu);
 		if (ok) {
-			c->nr_stalled += op == MS_PRESSURE_ATTACH ? 1 : -1;
+			ms_pressure_count(c, t, op == MS_PRESSURE_ATTACH ? 1 : -1, now);
 			WRITE_ONCE(t->cpu, op == MS_PRESSURE_ATTACH ? cpu : -1);
-			if (op == MS_PRESSURE_RELEASE)
+			if (op == MS_PRESSURE_RELEASE) {
+				ms_pressure_groups_put(t->groups);
 				WRITE_ONCE(t->owner, 0);
+			}
 		}
 	}
-	if (curr != MS_CURR_KEEP)
+	if (curr != MS_CURR_KEEP) {
 		c->curr = curr;
+		bitmap_copy(c->curr_groups, members, MS_PRESSURE_GROUPS);
+	}
 	c->last_change = now;
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return ok;
+}
+
+/*
+ * The group slot of @css, or -1.  Only pointers are compared: a slot let
+ * go meanwhile held an offline cgroup, which no task can be in.
+ */
+static int ms_pressure_group_find(const struct cgroup_subsys_state *css)
+{
+	int g;
+
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS)
+		if (READ_ONCE(ms_pressure_groups[g].css) == css)
+			return g;
+	return -1;
+}
+
+/* ... or a new one, holding a reference on @css; -1 if none is free. */
+static int ms_pressure_group_claim(struct cgroup_subsys_state *css)
+{
+	unsigned long flags;
+	int g;
+
+	raw_spin_lock_irqsave(&ms_pressure_groups_lock, flags);
+	g = ms_pressure_group_find(css);
+	if (g < 0) {
+		g = find_first_zero_bit(ms_pressure_groups_used, MS_PRESSURE_GROUPS);
+		if (g >= MS_PRESSURE_GROUPS || !ms_css_tryget(css)) {
+			g = -1;
+		} else {
+			WRITE_ONCE(ms_pressure_groups[g].css, css);
+			smp_wmb();	/* the css before the bit that shows it */
+			set_bit(g, ms_pressure_groups_used);
+		}
+	}
+	raw_spin_unlock_irqrestore(&ms_pressure_groups_lock, flags);
+	return g;
+}
+
+/*
+ * The groups of task @p, its memory cgroup and each ancestor but the
+ * root, into @groups; with @claim (the stall's own task), rows are
+ * claimed for those without one, and each gains a user.  Under the RCU
+ * read side a probe has (ms_probe_rcu_lock()).
+ */
+static void ms_pressure_groups_of(struct task_struct *p, unsigned long *groups, bool claim)
+{
+	struct cgroup_subsys_state *css;
+	int g;
+
+	bitmap_zero(groups, MS_PRESSURE_GROUPS);
+	if (!claim && bitmap_empty(ms_pressure_groups_used, MS_PRESSURE_GROUPS))
+		return;
+	for (css = ms_task_memcg_css(p); css && ms_css_parent(css); css = ms_css_parent(css)) {
+		g = ms_pressure_group_find(css);
+		if (g < 0 && claim) {
+			g = ms_pressure_group_claim(css);
+			if (g < 0)
+				ms_stat_inc(pressure, MS_pressure_cgroups_full);
+		}
+		if (g < 0)
+			continue;
+		__set_bit(g, groups);
+		if (claim)
+			atomic_inc(&ms_pressure_groups[g].users);
+	}
 }
 
 /*
@@ -245,6 +418,7 @@ static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned lon
 static void ms_pressure_enter(struct ms_probe *p, const struct ms_probe *leave)
 {
 	unsigned long me = (unsigned long)current;
+	DECLARE_BITMAP(mine, MS_PRESSURE_GROUPS);
 	struct ms_pressure_task *t;
 
 	ms_hit(p);
@@ -261,12 +435,20 @@ static void ms_pressure_enter(struct ms_probe *p, const struct ms_probe *leave)
 		return;
 	}
 	t->depth = 1;
+	ms_probe_rcu_lock();
+	ms_pressure_groups_of(current, t->groups, true);
+	ms_probe_rcu_unlock();
+	bitmap_copy(mine, t->groups, MS_PRESSURE_GROUPS);
 	atomic_inc(&ms_pressure_nr_stalled);
 	if (ms_pressure_change(smp_processor_id(), t, me, MS_PRESSURE_ATTACH, MS_CURR_STALLED,
-			       ms_pair_now()))
+			       mine, ms_pair_now())) {
 		ms_stat_inc(pressure, MS_pressure_stalls);
-	else
-		atomic_dec(&ms_pressure_nr_stalled);
+		return;
+	}
+	/* Not possible while the slot is ours at cpu -1; but never leak it. */
+	atomic_dec(&ms_pressure_nr_stalled);
+	ms_pressure_groups_put(mine);
+	WRITE_ONCE(t->owner, 0);
 }
 
 /*
@@ -276,6 +458,7 @@ static void ms_pressure_enter(struct ms_probe *p, const struct ms_probe *leave)
 static void ms_pressure_leave(struct ms_probe *p)
 {
 	unsigned long me = (unsigned long)current;
+	DECLARE_BITMAP(mine, MS_PRESSURE_GROUPS);
 	struct ms_pressure_task *t;
 	int cpu = smp_processor_id(), from;
 	u64 now;
@@ -287,12 +470,14 @@ static void ms_pressure_leave(struct ms_probe *p)
 	if (!t || --t->depth)
 		return;
 	now = ms_pair_now();
+	/* Its groups, while the slot is still its own: what runs here now. */
+	bitmap_copy(mine, t->groups, MS_PRESSURE_GROUPS);
 	/* A running task does not move: its count is here, or was forgotten. */
 	from = READ_ONCE(t->cpu);
 	if (from != cpu)
-		ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, 0, now);
+		ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, 0, mine, now);
 	if (from >= 0 && ms_pressure_change(from, t, me, MS_PRESSURE_RELEASE,
-					    from == cpu ? 0 : MS_CURR_KEEP, now))
+					    from == cpu ? 0 : MS_CURR_KEEP, mine, now))
 		atomic_dec(&ms_pressure_nr_stalled);
 }
 
@@ -311,6 +496,7 @@ static int ms_pressure_leave_pre(struct kprobe *kp, struct pt_regs *regs)
 static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 {
 	unsigned long task = (unsigned long)next;
+	DECLARE_BITMAP(members, MS_PRESSURE_GROUPS);
 	struct ms_pressure_task *t;
 	int cpu, curr, from;
 	u64 now;
@@ -321,14 +507,22 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 	cpu = smp_processor_id();
 	now = ms_pair_now();
 	t = ms_pressure_task_find(task);
+	/* The groups of what runs next: a stalled task's are in its slot. */
+	if (t) {
+		bitmap_copy(members, t->groups, MS_PRESSURE_GROUPS);
+	} else {
+		ms_probe_rcu_lock();
+		ms_pressure_groups_of(next, members, false);
+		ms_probe_rcu_unlock();
+	}
 	curr = t ? MS_CURR_STALLED : is_idle_task(next) ? MS_CURR_IDLE : 0;
 	from = t ? READ_ONCE(t->cpu) : cpu;
 	/* A stalled task woke here: its count moves with it. */
 	if (from >= 0 && from != cpu &&
-	    ms_pressure_change(from, t, task, MS_PRESSURE_DETACH, MS_CURR_KEEP, now) &&
-	    ms_pressure_change(cpu, t, task, MS_PRESSURE_ATTACH, curr, now))
+	    ms_pressure_change(from, t, task, MS_PRESSURE_DETACH, MS_CURR_KEEP, NULL, now) &&
+	    ms_pressure_change(cpu, t, task, MS_PRESSURE_ATTACH, curr, members, now))
 		return;
-	ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, curr, now);
+	ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, curr, members, now);
 }
 
 /*
@@ -348,8 +542,15 @@ static int ms_pressure_tick_pre(struct kprobe *kp, struct pt_regs *regs)
 	now = ms_pair_now();
 	raw_spin_lock_irqsave(&c->lock, flags);
 	ms_pressure_advance(c, now);
-	if (c->nr_stalled > 0 && c->curr == MS_CURR_STALLED) {
-		c->full += min_t(u64, now - c->last_change, TICK_NSEC);
+	if (c->curr == MS_CURR_STALLED) {
+		u64 sample = min_t(u64, now - c->last_change, TICK_NSEC);
+		int g;
+
+		if (c->sys.nr_stalled > 0)
+			c->sys.full += sample;
+		for_each_set_bit(g, c->stalled_groups, MS_PRESSURE_GROUPS)
+			if (test_bit(g, c->curr_groups))
+				c->grp[g].full += sample;
 		c->last_change = now;
 	}
 	raw_spin_unlock_irqrestore(&c->lock, flags);
@@ -365,7 +566,7 @@ static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
 	if (likely(atomic_read(&ms_pressure_nr_stalled) <= 0))
 		return;
 	ms_hit(data);
-	ms_pressure_change(task_cpu(p), NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, ms_pair_now());
+	ms_pressure_change(task_cpu(p), NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, NULL, ms_pair_now());
 }
 
 /* Prototypes checked against the kernel's header; see vmscan.c. */
@@ -398,28 +599,45 @@ static void ms_pressure_forget(void)
 
 			if (READ_ONCE(t->cpu) == cpu && READ_ONCE(t->owner)) {
 				WRITE_ONCE(t->cpu, -1);
+				ms_pressure_groups_put(t->groups);
 				WRITE_ONCE(t->owner, 0);
 				atomic_dec(&ms_pressure_nr_stalled);
 			}
 		}
-		c->nr_stalled = 0;
+		c->sys.nr_stalled = 0;
+		for_each_set_bit(i, c->stalled_groups, MS_PRESSURE_GROUPS)
+			c->grp[i].nr_stalled = 0;
+		bitmap_zero(c->stalled_groups, MS_PRESSURE_GROUPS);
 		raw_spin_unlock_irqrestore(&c->lock, flags);
 	}
 }
 
-/* A CPU's stall and non-idle time since the last collection, in ns. */
-static u64 ms_pressure_cpu_delta(int cpu, u64 now, u64 *dsome, u64 *dfull)
+/*
+ * A CPU's stall and non-idle time since the last collection, in ns; and
+ * each group's stall times since then, into @grp ([group][some, full]).
+ */
+static u64 ms_pressure_cpu_delta(int cpu, u64 now, u64 *dsome, u64 *dfull,
+				 u64 (*grp)[2])
 {
 	struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 	struct ms_pressure_prev *p = per_cpu_ptr(&ms_pressure_prev, cpu);
 	u64 idle_us = get_cpu_idle_time_us(cpu, NULL);
 	u64 wall = now - p->now, nonidle, some, full;
 	unsigned long flags;
+	int g;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	ms_pressure_advance(c, now);
-	some = c->some;
-	full = c->full;
+	some = c->sys.some;
+	full = c->sys.full;
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
+		u64 *prev = per_cpu_ptr(ms_pressure_groups_cpu, cpu)->prev[g];
+
+		grp[g][0] = c->grp[g].some - prev[0];
+		grp[g][1] = c->grp[g].full - prev[1];
+		prev[0] = c->grp[g].some;
+		prev[1] = c->grp[g].full;
+	}
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 
 	*dsome = some - p->some;
@@ -438,22 +656,84 @@ static u64 ms_pressure_cpu_delta(int cpu, u64 now, u64 *dsome, u64 *dfull)
 }
 
 /*
+ * Let go of the rows of cgroups that are gone: offline, and named by no
+ * stall.  No task is in an offline cgroup, so no probe can look one up
+ * again; its times go with it.  Under ms_pressure.lock.
+ */
+static void ms_pressure_groups_release(void)
+{
+	int g, cpu;
+
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
+		struct ms_pressure_group *grp = &ms_pressure_groups[g];
+		struct cgroup_subsys_state *css = READ_ONCE(grp->css);
+		unsigned long flags;
+
+		if (atomic_read(&grp->users) || ms_css_online(css))
+			continue;
+		/* Clean before the slot can be claimed again. */
+		for_each_possible_cpu(cpu) {
+			struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
+
+			raw_spin_lock_irqsave(&c->lock, flags);
+			c->grp[g] = (struct ms_pressure_acct){ 0 };
+			__clear_bit(g, c->curr_groups);
+			raw_spin_unlock_irqrestore(&c->lock, flags);
+			memset(per_cpu_ptr(ms_pressure_groups_cpu, cpu)->prev[g], 0,
+			       sizeof(per_cpu_ptr(ms_pressure_groups_cpu, cpu)->prev[g]));
+		}
+		grp->total[0] = grp->total[1] = 0;
+		raw_spin_lock_irqsave(&ms_pressure_groups_lock, flags);
+		clear_bit(g, ms_pressure_groups_used);
+		WRITE_ONCE(grp->css, NULL);
+		raw_spin_unlock_irqrestore(&ms_pressure_groups_lock, flags);
+		ms_css_put(css);
+	}
+}
+
+/*
  * PSI's collect_percpu_times(): each CPU's stall time, weighted by its
- * non-idle time in jiffies.  Under ms_pressure.lock.
+ * non-idle time in jiffies.  A cgroup's CPUs weigh their time stalled in
+ * it (in us): PSI weighs its non-idle time there, stalled or running,
+ * which memscope does not follow outside stalls.  Under ms_pressure.lock.
  */
 static void ms_pressure_collect(u64 now)
 {
+	u64 (*grp)[2] = ms_pressure.grp_delta;
 	u64 some = 0, full = 0, weights = 0;
-	int cpu;
+	int cpu, g;
 
+	memset(ms_pressure.grp_sum, 0, sizeof(ms_pressure.grp_sum));
 	for_each_possible_cpu(cpu) {
 		u64 dsome, dfull, w;
 
-		w = div_u64(ms_pressure_cpu_delta(cpu, now, &dsome, &dfull), NSEC_PER_SEC / HZ);
+		/* A group claimed meanwhile has times on the later CPUs only. */
+		memset(ms_pressure.grp_delta, 0, sizeof(ms_pressure.grp_delta));
+		w = div_u64(ms_pressure_cpu_delta(cpu, now, &dsome, &dfull, grp),
+			    NSEC_PER_SEC / HZ);
 		some += dsome * w;
 		full += dfull * w;
 		weights += w;
+		for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
+			u64 *sum = ms_pressure.grp_sum[g];
+
+			w = div_u64(grp[g][0], NSEC_PER_USEC);
+			sum[0] += grp[g][0] * w;
+			sum[1] += grp[g][1] * w;
+			sum[2] += w;
+			sum[3] += grp[g][0];
+			sum[4] += grp[g][1];
+		}
 	}
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
+		const u64 *sum = ms_pressure.grp_sum[g];
+		u64 *total = ms_pressure_groups[g].total;
+
+		/* Stalls under a microsecond on every CPU weigh nothing: as they are. */
+		total[0] += sum[2] ? div64_u64(sum[0], sum[2]) : sum[3];
+		total[1] += sum[2] ? div64_u64(sum[1], sum[2]) : sum[4];
+	}
+	ms_pressure_groups_release();
 	if (!weights)
 		return;
 	ms_pressure.total[0] += div64_u64(some, weights);
@@ -554,6 +834,40 @@ static int ms_pressure_show(struct seq_file *m)
 static const struct ms_text ms_pressure_text = {
 	.file = "pressure",
 	.show = ms_pressure_show,
+};
+
+/*
+ * Each memory cgroup with a stall since load (or since it was created),
+ * and each ancestor of one but the root: its some and full totals, in
+ * microseconds, as its memory.pressure's total= would say.
+ */
+static int ms_pressure_by_cgroup_show(struct seq_file *m)
+{
+	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
+	int g;
+
+	if (!path)
+		return -ENOMEM;
+	mutex_lock(&ms_pressure.lock);
+	ms_pressure_update(ms_pair_now());
+	seq_puts(m, "# cgroup some_us full_us\n");
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
+		const struct ms_pressure_group *grp = &ms_pressure_groups[g];
+
+		if (ms_css_path(grp->css, path, PATH_MAX) < 0)
+			continue;
+		ms_seq_escape(m, path);
+		seq_printf(m, " %llu %llu\n", div_u64(grp->total[0], NSEC_PER_USEC),
+			   div_u64(grp->total[1], NSEC_PER_USEC));
+	}
+	mutex_unlock(&ms_pressure.lock);
+	kfree(path);
+	return 0;
+}
+
+static const struct ms_text ms_pressure_by_cgroup_text = {
+	.file = "pressure_by_cgroup",
+	.show = ms_pressure_by_cgroup_show,
 };
 
 /*
@@ -723,13 +1037,18 @@ static int ms_pressure_init(void)
 	u64 now = ms_pair_now();
 	int cpu, err, i;
 
+	ms_pressure_groups_cpu = alloc_percpu(struct ms_pressure_groups_cpu);
+	if (!ms_pressure_groups_cpu)
+		return -ENOMEM;
 	for (i = 0; i < MS_PRESSURE_TASKS; i++)
 		ms_pressure_tasks[i].cpu = -1;
 	for_each_possible_cpu(cpu) {
 		struct ms_pressure_prev *p = per_cpu_ptr(&ms_pressure_prev, cpu);
+		struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 
-		raw_spin_lock_init(&per_cpu_ptr(&ms_pressure_cpu, cpu)->lock);
-		per_cpu_ptr(&ms_pressure_cpu, cpu)->last = now;
+		raw_spin_lock_init(&c->lock);
+		c->sys.last = now;
+		c->grp = per_cpu_ptr(ms_pressure_groups_cpu, cpu)->acct;
 		p->now = now;
 		p->idle_us = get_cpu_idle_time_us(cpu, NULL);
 	}
@@ -766,20 +1085,32 @@ static int ms_pressure_init(void)
 		err = err ?: ms_probe_add(&ms_pressure_leave_probe) ?:
 		      ms_probe_add(&ms_pressure_enter_probe);
 	}
-	err = err ?: ms_stat_set_add(&ms_pressure_stats) ?: ms_text_add(&ms_pressure_text);
-	if (!err)
-		schedule_delayed_work(&ms_pressure.work, MS_PSI_FREQ);
-	return err;
+	err = err ?: ms_stat_set_add(&ms_pressure_stats) ?: ms_text_add(&ms_pressure_text) ?:
+	      ms_text_add(&ms_pressure_by_cgroup_text);
+	if (err) {
+		free_percpu(ms_pressure_groups_cpu);
+		return err;
+	}
+	schedule_delayed_work(&ms_pressure.work, MS_PSI_FREQ);
+	return 0;
 }
 
 static void ms_pressure_exit(void)
 {
+	int g;
+
 	cancel_delayed_work_sync(&ms_pressure.work);
+	/* The probes are off: nothing claims or counts any more. */
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS)
+		ms_css_put(ms_pressure_groups[g].css);
+	bitmap_zero(ms_pressure_groups_used, MS_PRESSURE_GROUPS);
+	free_percpu(ms_pressure_groups_cpu);
 }
 
 static size_t ms_pressure_bytes(void)
 {
-	return sizeof(ms_pressure_tasks);
+	return sizeof(ms_pressure_tasks) + sizeof(ms_pressure_groups) +
+	       sizeof(struct ms_pressure_groups_cpu) * num_possible_cpus();
 }
 
 const struct ms_family ms_pressure_family = {

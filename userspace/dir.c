@@ -627,6 +627,43 @@ int ms_load_pressure(struct ms_psi *p)
 	return 0;
 }
 
+/*
+ * The module's pressure_by_cgroup, a table of "cgroup some_us full_us",
+ * while the pressure file counts (ms_load_pressure()); 1 where it does
+ * not, or the module has no such file.
+ */
+int ms_load_pressure_by_cgroup(struct ms_rows *t)
+{
+	struct ms_psi psi;
+	char *data;
+	size_t len;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	ret = ms_load_pressure(&psi);
+	if (ret)
+		return ret;
+	ret = ms_read_optional("pressure_by_cgroup", &data, &len);
+	if (ret)
+		return ret;
+	ret = ms_parse_table(data, len, t);
+	free(data);
+	if (!ret && (ms_table_col(t, "cgroup") != 0 || ms_table_col(t, "some_us") != 1 ||
+		     ms_table_col(t, "full_us") != 2)) {
+		ms_table_free(t);
+		memset(t, 0, sizeof(*t));
+		ret = -1;
+		snprintf(t->diag.msg, sizeof(t->diag.msg), "not the columns cgroup some_us full_us");
+	}
+	if (ret) {
+		fail_malformed("pressure_by_cgroup", t->diag.msg);
+		ms_table_free(t);
+		return -1;
+	}
+	ms_warn_diag("pressure_by_cgroup", &t->diag);
+	return 0;
+}
+
 int ms_load_probes(struct ms_probe_lines *p, bool optional)
 {
 	char *data;

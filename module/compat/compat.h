@@ -545,6 +545,29 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #endif /* CONFIG_CGROUPS && !MS_CGROUP_ID_PATH_DONE */
 
 /*
+ * A task's memory cgroup, a css's parent and whether it is online, for
+ * pressure's rows per cgroup.  Callers hold the RCU read side a probe
+ * has (ms_probe_rcu_lock()), which task_css_check() cannot see.  Without
+ * them (RHEL 7's 3.10, or no memcg) there is no such row.
+ */
+#if defined(MS_HAVE_PRESSURE_GROUPS) && defined(CONFIG_MEMCG)
+#define ms_task_memcg_css(t) task_css_check(t, memory_cgrp_id, true)
+#define ms_css_parent(css) ((css)->parent)
+#define ms_css_online(css) (READ_ONCE((css)->flags) & CSS_ONLINE)
+#define ms_css_tryget(css) css_tryget(css)
+#define ms_css_put(css) css_put(css)
+#define ms_css_path(css, buf, len) ms_cgroup_path((css)->cgroup, buf, len)
+#else
+struct cgroup_subsys_state;
+#define ms_task_memcg_css(t) ((void)(t), (struct cgroup_subsys_state *)NULL)
+#define ms_css_parent(css) ((void)(css), (struct cgroup_subsys_state *)NULL)
+#define ms_css_online(css) ((void)(css), true)
+#define ms_css_tryget(css) ((void)(css), false)
+#define ms_css_put(css) ((void)(css))
+#define ms_css_path(css, buf, len) ((void)(css), (void)(buf), (void)(len), -EOPNOTSUPP)
+#endif /* MS_HAVE_PRESSURE_GROUPS && CONFIG_MEMCG */
+
+/*
  * [4.18, 5.14): task_is_running() is missing (and ->__state was ->state).
  * It is a macro where it exists.
  */

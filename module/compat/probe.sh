@@ -147,6 +147,13 @@ grep -sA3 'DECLARE_EVENT_CLASS(mm_vmscan_direct_reclaim_begin_template' "$ev/vms
 	grep -q classzone_idx && echo -DMS_HAVE_TP_RECLAIM_BEGIN_CLASSZONE
 # psi_memstall_enter() and its sites came with PSI in 4.20.
 has include/linux/psi.h 'psi_memstall_enter' && echo -DMS_HAVE_PSI_MEMSTALL
+# A task's memory cgroup as task_css(p, memory_cgrp_id), and a css's
+# parent and CSS_ONLINE: the per-cgroup pressure rows (3.15 on; RHEL 7's
+# 3.10 has mem_cgroup_subsys_id, and the rows are left out there).
+has include/linux/cgroup.h 'task_css_check' &&
+	{ has include/linux/cgroup-defs.h '_cgrp_id,' || has include/linux/cgroup.h '_cgrp_id,'; } &&
+	{ has include/linux/cgroup-defs.h 'CSS_ONLINE' || has include/linux/cgroup.h 'CSS_ONLINE'; } &&
+	echo -DMS_HAVE_PRESSURE_GROUPS
 # PSI's memory "full" counts a running stalled task from 5.13 (the
 # NR_MEMSTALL_RUNNING count); before, only a tick's worth at a time.
 has include/linux/psi_types.h 'NR_MEMSTALL_RUNNING' && echo -DMS_HAVE_PSI_MEMSTALL_RUNNING

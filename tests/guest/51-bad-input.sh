@@ -73,6 +73,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	hist_raw/*) echo "^(# count $N sum $N|# lo hi count|$N $N $N)\$" ;;
 	events_format) echo "^[a-z_]+( [a-z_0-9]+:(uint|int|hex|bool|str)(:$N)?)+\$" ;;
 	pressure) echo "^(some|full) avg10=$N\\.[0-9]{2} avg60=$N\\.[0-9]{2} avg300=$N\\.[0-9]{2} total=$N\$" ;;
+	pressure_by_cgroup) echo "^(# cgroup some_us full_us|$F $N $N)\$" ;;
 	table_reuse) echo "^(# table rows events|[a-z_]+ $N $N)\$" ;;
 	stats_format) echo "^[a-z_0-9]+ (counter|gauge) [A-Za-z0-9_/(),.:;' -]+\$" ;;
 	*) fail "no grammar for $1" ;;

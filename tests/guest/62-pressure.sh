@@ -6,7 +6,9 @@
 # through zram swap in a small memcg, page-cache thrashing (refaults)
 # in a small memcg, and global direct reclaim.  PSI counts what memscope
 # counts, from the same sites; the two differ in how each learns what runs
-# on a CPU (docs/pressure.md), and the tolerances say by how much.
+# on a CPU (docs/pressure.md), and the tolerances say by how much.  The
+# memcg workloads run in a memcg under another: pressure_by_cgroup's rows
+# of both against their own memory.pressure.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -e /proc/pressure/memory ] || lacks "PSI (/proc/pressure/memory), the ground truth here"
@@ -26,12 +28,15 @@ fi
 for p in $probes; do
 	[ "$(probe_state "$p")" = attached ] || fail "probe $p is $(probe_state "$p")"
 done
-CG=/sys/fs/cgroup/memscope-pressure
+# The workloads run in a memcg under another: each has its own row in
+# pressure_by_cgroup, to compare with its own memory.pressure.
+PCG=/sys/fs/cgroup/memscope-pressure
+CG=$PCG/work
 [ -e /sys/fs/cgroup/cgroup.controllers ] || lacks "cgroup v2"
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail "cannot enable the memory controller"
-rmdir $CG 2>/dev/null
-mkdir $CG || fail "mkdir $CG"
-trap 'rmdir $CG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
+rmdir $CG $PCG 2>/dev/null
+{ mkdir $PCG && echo +memory > $PCG/cgroup.subtree_control && mkdir $CG; } || fail "mkdir $CG"
+trap 'rmdir $CG $PCG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
 
 # The file is /proc/pressure/memory's, line for line.
 awk 'NR == 1 && /^some avg10=[0-9]+\.[0-9][0-9] avg60=[0-9]+\.[0-9][0-9] avg300=[0-9]+\.[0-9][0-9] total=[0-9]+$/ { n++ }
@@ -71,24 +76,54 @@ elif [ "$hooks" = 1 ]; then
 else
 	tol_some=100 tol_full=40
 fi
+# cg_total KIND DIR FILE: memscope's some_us or full_us of the cgroup at
+# DIR, from a copy of pressure_by_cgroup (0 before its first stall).
+cg_total() {
+	awk -v p="${2#/sys/fs/cgroup}" -v k="$1" '!/^#/ && $1 == p { v = k == "some" ? $2 : $3 }
+		END { print v + 0 }' "$3"
+}
+# The cgroups' figures are closer: the issue's bounds (with the hooks,
+# some as above) but on PREEMPT_RT.  Measured: within 0.1% to 7% on 6.1
+# and 6.12; on 5.10 some within 9%, full 18%; on 6.1-rt 3%, and on
+# 6.12-rt within 7% but for the short file-thrashing stalls, 48% over
+# (the RT difference the system's figures show too).
+cg_tol_some=15 cg_tol_full=25
+[ "$hooks" = 1 ] && cg_tol_some=25
+uname -v | grep -q PREEMPT_RT && cg_tol_some=$tol_some cg_tol_full=$tol_full
+# compare NAME KIND MEMSCOPE_US KERNEL_US TOL_SOME TOL_FULL: within them.
+compare() {
+	if [ "$2" = full ] && [ $full_ge = 1 ]; then
+		expect_ge "$1: full, memscope's us (5.13's definition) against the kernel's" "$3" "$4"
+	else
+		expect_within "$1: $2, memscope's us against the kernel's" "$3" "$4" \
+			"$([ "$2" = some ] && echo "$5" || echo "$6")"
+	fi
+}
 # measure NAME MIN_US CMD...: run CMD; the kernel's some total must move
 # by MIN_US at least (the workload stalled), and memscope's some and full
-# by the kernel's, within the tolerances.
+# by the kernel's, within the tolerances: the system's, and with
+# CG_TOO=1 those of the workload's memcg and of its parent.
 measure() {
 	_name=$1 _min=$2; shift 2
 	cat /proc/pressure/memory > /tmp/k0; cat $D/pressure > /tmp/m0
+	cat $CG/memory.pressure > /tmp/kc0; cat $PCG/memory.pressure > /tmp/kp0
+	cat $D/pressure_by_cgroup > /tmp/mc0
 	"$@" > /dev/null || fail "$_name: $* failed"
 	cat /proc/pressure/memory > /tmp/k1; cat $D/pressure > /tmp/m1
+	cat $CG/memory.pressure > /tmp/kc1; cat $PCG/memory.pressure > /tmp/kp1
+	cat $D/pressure_by_cgroup > /tmp/mc1
 	for _k in some full; do
 		_kd=$(( $(total $_k /tmp/k1) - $(total $_k /tmp/k0) ))
 		_md=$(( $(total $_k /tmp/m1) - $(total $_k /tmp/m0) ))
 		[ $_k = some ] && expect_ge "$_name: the kernel's some (us)" $_kd "$_min"
-		if [ $_k = full ] && [ $full_ge = 1 ]; then
-			expect_ge "$_name: full, memscope's us (5.13's definition) against the kernel's" $_md $_kd
-		else
-			expect_within "$_name: $_k, memscope's us against the kernel's" $_md $_kd \
-				"$([ $_k = some ] && echo $tol_some || echo $tol_full)"
-		fi
+		compare "$_name" $_k $_md $_kd $tol_some "$tol_full"
+		[ "${CG_TOO:-0}" = 1 ] || continue
+		for _c in "$CG kc" "$PCG kp"; do
+			_dir=${_c% *} _f=${_c#* }
+			_kd=$(( $(total $_k "/tmp/${_f}1") - $(total $_k "/tmp/${_f}0") ))
+			_md=$(( $(cg_total $_k "$_dir" /tmp/mc1) - $(cg_total $_k "$_dir" /tmp/mc0) ))
+			compare "$_name, ${_dir#/sys/fs/cgroup}" $_k $_md $_kd $cg_tol_some $cg_tol_full
+		done
 	done
 }
 # in_cg CMD...: CMD in the test's memcg.
@@ -100,7 +135,7 @@ zram_swap 256M || fail "no zram"
 # Anonymous memory thrashing through zram swap in a small memcg: reclaim
 # and swap-in, on the CPU, with nothing else to run.
 echo 24M > $CG/memory.max
-measure "anon thrash" 200000 in_cg "$W/swap_churn" 64 3
+CG_TOO=1 measure "anon thrash" 200000 in_cg "$W/swap_churn" 64 3
 
 # The same beside a CPU hog on the same CPU: some stays, full is only
 # the time the stalled task itself runs (PSI's 5.13 definition: nothing
@@ -108,7 +143,7 @@ measure "anon thrash" 200000 in_cg "$W/swap_churn" 64 3
 taskset -c 0 sh -c 'while :; do :; done' &
 hog=$!
 # shellcheck disable=SC2016 # the inner shell expands them
-measure "anon thrash beside a CPU hog" 200000 taskset -c 0 sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 3' "$CG" "$W/swap_churn"
+CG_TOO=1 measure "anon thrash beside a CPU hog" 200000 taskset -c 0 sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 3' "$CG" "$W/swap_churn"
 kill $hog; wait $hog 2>/dev/null
 
 # Page-cache thrashing in a small memcg, on ext4 on a zram disk: each
@@ -119,11 +154,11 @@ modprobe ext4 2>/dev/null
 mkfs.ext4 -q "/dev/$fdev" || fail "mkfs.ext4 /dev/$fdev"
 mkdir -p /tmp/pfs
 mount "/dev/$fdev" /tmp/pfs || fail "mount /dev/$fdev"
-trap 'umount /tmp/pfs; echo ${fdev#zram} > /sys/class/zram-control/hot_remove; rmdir $CG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
+trap 'umount /tmp/pfs; echo ${fdev#zram} > /sys/class/zram-control/hot_remove; rmdir $CG $PCG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
 dd if=/dev/urandom of=/tmp/pfs/data bs=1M count=48 2>/dev/null || fail "dd"
 sync; echo 3 > /proc/sys/vm/drop_caches
 echo 16M > $CG/memory.max
-measure "file thrash" 20000 in_cg sh -c 'for i in 1 2 3 4; do cat /tmp/pfs/data; done'
+CG_TOO=1 measure "file thrash" 20000 in_cg sh -c 'for i in 1 2 3 4; do cat /tmp/pfs/data; done'
 echo max > $CG/memory.max
 
 # Global direct reclaim: more anonymous memory than the guest has.

@@ -37,12 +37,13 @@ fi
 for p in $probes; do
 	[ "$(probe_state "$p")" = attached ] || fail "probe $p is $(probe_state "$p")"
 done
+zram_swap 256M || fail "no zram"
+
 CG=/sys/fs/cgroup/memscope-nopsi
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail "cannot enable the memory controller"
 rmdir $CG 2>/dev/null
 mkdir $CG || fail "mkdir $CG"
 trap 'rmdir $CG 2>/dev/null; zram_swap_off; ms_unload 2>/dev/null' EXIT
-zram_swap 256M || fail "no zram"
 
 # field KIND NAME: a value of the pressure file's some or full line.
 field() { awk -v k="$1" -v f="$2" '$1 == k { for (i = 2; i <= NF; i++) {
@@ -54,22 +55,30 @@ s0=$(field some total)
 sleep 3
 expect_ge "idle 3 s: some stayed under 10 ms (us left of 10000)" $((10000 - ($(field some total) - s0))) 0
 
+# cg KIND: memscope's some_us or full_us of the test's memcg.
+cg() { awk -v p="${CG#/sys/fs/cgroup}" -v k="$1" '!/^#/ && $1 == p { v = k == "some" ? $2 : $3 }
+	END { print v + 0 }' $D/pressure_by_cgroup; }
 # A memcg thrashing through zram swap.
 echo 24M > $CG/memory.max
 s0=$(field some total) f0=$(field full total) r0=$(ms_stat memcg_reclaim_ns) t0=$(now_ms)
+cs0=$(cg some) cf0=$(cg full)
 sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 3' $CG "$W/swap_churn" > /dev/null ||
 	fail "swap_churn failed"
 t1=$(now_ms)
 some=$(( $(field some total) - s0 )) full=$(( $(field full total) - f0 ))
 reclaim=$(( ($(ms_stat memcg_reclaim_ns) - r0) / 1000 ))
-diag "thrash: ran $((t1 - t0)) ms, some ${some} us, full ${full} us, memcg reclaim ${reclaim} us"
+csome=$(( $(cg some) - cs0 )) cfull=$(( $(cg full) - cf0 ))
+diag "thrash: ran $((t1 - t0)) ms, some ${some} us, full ${full} us, memcg reclaim ${reclaim} us; its memcg's some ${csome} us, full ${cfull} us"
 expect_ge "memcg reclaim timed by the vmscan tracepoints (us)" "$reclaim" 100000
 # The memcg reclaim is a stall site: some holds it whole (less 5% for the
-# reads of the two clocks at either end).
+# reads of the two clocks at either end), the system's and the memcg's.
 expect_ge "some against 95% of the memcg reclaim time" "$some" $((reclaim * 19 / 20))
 expect_ge "some at most the time it ran (us left)" $(( (t1 - t0 + 20) * 1000 - some )) 0
 expect_ge "full at most some (us left)" $((some - full)) 0
 expect_ge "full (us)" "$full" 1
+expect_ge "the memcg's some against 95% of the memcg reclaim time" "$csome" $((reclaim * 19 / 20))
+expect_ge "the memcg's some at most the time it ran (us left)" $(( (t1 - t0 + 20) * 1000 - csome )) 0
+expect_ge "the memcg's full at most its some (us left)" $((csome - cfull)) 0
 # avg10 is a percentage with two decimals: compare in hundredths.  As
 # PSI's, it takes in a stall at the end of each 2 s period (and a
 # period's worth at most, the rest carried into the next): it peaks a
@@ -96,6 +105,13 @@ grep -q '"some":{"avg10":[0-9.]*,"avg60":[0-9.]*,"avg300":[0-9.]*,"total_us":[0-
 expect_eq "memscope --netlink pressure: the totals, as the file's" \
 	"$(awk 'NR > 1 { print $1, $5 }' /tmp/pn.out | tr '\n' ' ')" \
 	"$(awk 'NR > 1 { print $1, $5 }' /tmp/p.out | tr '\n' ' ')"
+# pressure -c: the memcg's row, over files and over netlink alike.
+"$CLI" pressure -c "${CG#/sys/fs/cgroup}" > /tmp/pc.out || fail "memscope pressure -c failed"
+expect_eq "pressure -c: the memcg's row, as the file's" \
+	"$(awk 'NR > 1 { print $1, $2, $3 }' /tmp/pc.out)" \
+	"${CG#/sys/fs/cgroup} $(cg some) $(cg full)"
+"$CLI" --netlink pressure -c "${CG#/sys/fs/cgroup}" > /tmp/pcn.out || fail "memscope --netlink pressure -c failed"
+expect_eq "pressure -c over netlink, as over files" "$(cat /tmp/pcn.out)" "$(cat /tmp/pc.out)"
 # Interval mode, beside a thrash: its share of the interval stalled.
 sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 4' $CG "$W/swap_churn" > /dev/null &
 churn=$!
@@ -112,6 +128,8 @@ for m in memscope_pressure_memory_waiting_seconds_total memscope_pressure_memory
 	 node_pressure_memory_waiting_seconds_total node_pressure_memory_stalled_seconds_total; do
 	grep -q "^$m [0-9]" /tmp/e.prom || fail "export --node-names: no $m"
 done
+grep -q "^memscope_pressure_memory_waiting_seconds_total{cgroup=\"${CG#/sys/fs/cgroup}\"} [0-9]" /tmp/e.prom ||
+	fail "export: no waiting seconds for the memcg: $(grep cgroup= /tmp/e.prom | head -n 3)"
 expect_eq "node_ and memscope_ waiting seconds agree" \
 	"$(awk '$1 == "node_pressure_memory_waiting_seconds_total" { print $2 }' /tmp/e.prom)" \
 	"$(awk '$1 == "memscope_pressure_memory_waiting_seconds_total" { print $2 }' /tmp/e.prom)"

@@ -323,6 +323,27 @@ t_pressure_bad() { mkdir -p "$T/psi" && cp -r "$FX/basic/." "$T/psi/" &&
 	echo 'some avg10=1.00 avg60=1.00 avg300=1.00 total=5' > "$T/psi/pressure" &&
 	ms --dir "$T/psi" pressure; rc_is 1 && has_err "pressure file is not PSI's some and full lines"; }
 t "pressure: a file without its full line is an error that says what to do" t_pressure_bad
+# A module whose pressure probes are attached, with two memcgs' rows.
+t_pressure_cg_fx() { mkdir -p "$T/pcg" && cp -r "$FX/basic/." "$T/pcg/" &&
+	printf '%s\n' 'pressure_switch sched_switch attached 10 0' \
+		'pressure_leave psi_memstall_leave attached 5 0' \
+		'pressure_enter psi_memstall_enter attached 5 0' >> "$T/pcg/probes" &&
+	printf '%s\n' '# cgroup some_us full_us' '/work 2500000 2400000' '/work/a 2000000 1900000' \
+		'/other 7 0' > "$T/pcg/pressure_by_cgroup"; }
+t_pressure_cg() { t_pressure_cg_fx && ms --dir "$T/pcg" pressure -c /work; rc_is 0 &&
+	line_is 1 "CGROUP                                           SOME(us)         FULL(us)" &&
+	has_re '^/work +2500000 +2400000$' && has_re '^/work/a +2000000 +1900000$' && ! has '/other' &&
+	ms --dir "$T/pcg" -j pressure -c /work/a && rc_is 0 &&
+	has '"cgroups":[{"cgroup":"/work/a","some_us":2000000,"full_us":1900000}]' &&
+	ms --dir "$T/pcg" pressure -c /nothing; rc_is 0 && has "no memory stall on record in /nothing"; }
+t "pressure -c: the rows at and under the cgroup, as a table and as JSON" t_pressure_cg
+t_pressure_cg_off() { t_pressure_cg_fx && sed -i 's/^pressure_leave psi_memstall_leave attached/pressure_leave psi_memstall_leave disabled/' "$T/pcg/probes" &&
+	ms --dir "$T/pcg" pressure -c /work; rc_is 1 && has_err "counts no pressure per cgroup"; }
+t "pressure -c: with an end probe off, an error that says why" t_pressure_cg_off
+t_export_pressure_cg() { t_pressure_cg_fx && ms --dir "$T/pcg" export --top 1; rc_is 0 &&
+	has 'memscope_pressure_memory_waiting_seconds_total{cgroup="/work"} 2.500000' &&
+	has 'memscope_pressure_memory_stalled_seconds_total{cgroup="/work"} 2.400000' && ! has 'cgroup="/work/a"'; }
+t "export: each memcg's pressure, its top N by some" t_export_pressure_cg
 L=(--dir "$FX/leak")
 t_memleak() { ms "${L[@]}" memleak; rc_is 0 &&
 	has_re '^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] Top 10 call sites with outstanding allocations, bytes requested:$' &&

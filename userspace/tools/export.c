@@ -315,6 +315,23 @@ static int cmp_rows_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* @t's row numbers, by column @col, largest first; NULL has been said. */
+static size_t *prom_order(const struct ms_rows *t, size_t col)
+{
+	size_t k, *order = calloc(t->nrows ? t->nrows : 1, sizeof(*order));
+
+	if (!order) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	for (k = 0; k < t->nrows; k++)
+		order[k] = k;
+	sort_table = t;
+	sort_col = col;
+	qsort(order, t->nrows, sizeof(*order), cmp_rows_desc);
+	return order;
+}
+
 /*
  * One table's rows as metrics, the top rows only (by its first value
  * column): a fleet's series stay bounded however many processes or files
@@ -334,16 +351,9 @@ static int prom_table(FILE *fp, const char *name, const struct ms_rows *t, uint6
 			first = c;
 	if (first == t->ncols || !t->nrows)
 		return 0;
-	order = calloc(t->nrows, sizeof(*order));
-	if (!order) {
-		ms_fail("out of memory, free some memory");
+	order = prom_order(t, first);
+	if (!order)
 		return -1;
-	}
-	for (k = 0; k < t->nrows; k++)
-		order[k] = k;
-	sort_table = t;
-	sort_col = first;
-	qsort(order, t->nrows, sizeof(*order), cmp_rows_desc);
 	n = t->nrows < top ? t->nrows : top;
 	for (c = 0; c < t->ncols; c++) {
 		if (is_label_col(t->cols[c]))
@@ -584,7 +594,7 @@ static void prom_probes(FILE *fp, const struct ms_probe_lines *pr)
  * and alerts built on them work unchanged: only where the kernel has no
  * /proc/pressure/memory, so that no series is exported twice.
  */
-static void prom_pressure(FILE *fp, bool node_names)
+static void prom_pressure(FILE *fp, bool node_names, uint64_t top)
 {
 	static const char *const names[2] = { "pressure_memory_waiting_seconds_total",
 					      "pressure_memory_stalled_seconds_total" };
@@ -593,11 +603,18 @@ static void prom_pressure(FILE *fp, bool node_names)
 		"Total time in seconds no process could make progress due to memory congestion (PSI's full), measured by memscope.",
 	};
 	bool node = node_names && access("/proc/pressure/memory", R_OK) != 0;
+	struct ms_rows cg;
 	struct ms_psi psi;
+	size_t *order = NULL, r, i;
 	int k, n;
 
 	if (ms_load_pressure(&psi))
 		return;
+	/* The memory cgroups' too, under memscope's names: the top by some. */
+	if (ms_load_pressure_by_cgroup(&cg))
+		memset(&cg, 0, sizeof(cg));
+	else if (cg.nrows)
+		order = prom_order(&cg, 1);
 	for (n = 0; n < 1 + node; n++)
 		for (k = 0; k < 2; k++) {
 			const char *prefix = n ? "node" : "memscope";
@@ -605,7 +622,19 @@ static void prom_pressure(FILE *fp, bool node_names)
 			fprintf(fp, "# HELP %s_%s %s\n# TYPE %s_%s counter\n%s_%s %.6f\n", prefix,
 				names[k], help[k], prefix, names[k], prefix, names[k],
 				(double)psi.total_us[k] / 1e6);
+			for (i = 0; !n && order && i < cg.nrows && i < top; i++) {
+				uint64_t us;
+
+				r = order[i];
+				if (!ms_table_u64(&cg, r, (size_t)k + 1, &us))
+					continue;
+				fprintf(fp, "%s_%s{cgroup=", prefix, names[k]);
+				label_value(fp, ms_table_cell(&cg, r, 0));
+				fprintf(fp, "} %.6f\n", (double)us / 1e6);
+			}
 		}
+	free(order);
+	ms_table_free(&cg);
 }
 
 static int export_prometheus(uint64_t top, const char *textfile, bool node_names)
@@ -632,7 +661,7 @@ static int export_prometheus(uint64_t top, const char *textfile, bool node_names
 	prom_stats(fp, &st);
 	if (!prom_hists(fp)) {
 		prom_probes(fp, &pr);
-		prom_pressure(fp, node_names);
+		prom_pressure(fp, node_names, top);
 		if (!prom_tables(fp, top)) {
 			fclose(fp);
 			fp = NULL;

@@ -5,6 +5,8 @@
  * Copyright (C) 2026 The memscope authors.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,13 @@
 #define HEADER_EVERY 20
 
 struct pressure_ctx {
+	const struct ms_opts *o;
 	unsigned long rows;
+};
+
+/* With -c: the cgroups at and under CGROUP, from pressure_by_cgroup. */
+struct cg_snap {
+	struct ms_rows t;
 };
 
 static const char *const kinds[2] = { "some", "full" };
@@ -105,17 +113,149 @@ static const struct ms_interval_ops pressure_ops = {
 	.report = pressure_report,
 };
 
+static void *cg_snapshot(void *p)
+{
+	struct cg_snap *s = calloc(1, sizeof(*s));
+	int ret;
+
+	(void)p;
+	if (!s) {
+		ms_fail("out of memory, free some memory");
+		return NULL;
+	}
+	ret = ms_load_pressure_by_cgroup(&s->t);
+	if (ret) {
+		if (ret > 0)
+			ms_fail("the module counts no pressure per cgroup: its pressure probes are not all attached, or it has no pressure_by_cgroup file (`memscope status`)");
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void cg_free(void *p)
+{
+	struct cg_snap *s = p;
+
+	if (s)
+		ms_table_free(&s->t);
+	free(s);
+}
+
+/* A row's some_us and full_us; false if its numbers do not parse. */
+static bool cg_row(const struct ms_rows *t, size_t r, uint64_t v[2])
+{
+	return ms_table_u64(t, r, 1, &v[0]) && ms_table_u64(t, r, 2, &v[1]);
+}
+
+/* The totals a previous snapshot had for cgroup @name (0 before its first stall). */
+static void cg_prev(const struct cg_snap *prev, const char *name, uint64_t v[2])
+{
+	size_t r;
+
+	v[0] = v[1] = 0;
+	for (r = 0; prev && r < prev->t.nrows; r++)
+		if (!strcmp(ms_table_cell(&prev->t, r, 0), name)) {
+			cg_row(&prev->t, r, v);
+			return;
+		}
+}
+
+static const struct ms_rows *sort_rows;
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(ms_table_cell(sort_rows, *(const size_t *)a, 0),
+		      ms_table_cell(sort_rows, *(const size_t *)b, 0));
+}
+
+/*
+ * Each cgroup at or under -c's, by path: its totals (cumulative), or per
+ * interval the share of it its tasks stalled.
+ */
+static int cg_report(void *p, const void *pv, const void *nv, double dt)
+{
+	struct pressure_ctx *c = p;
+	const struct cg_snap *prev = pv, *now = nv;
+	struct ms_krow key = { 0 };
+	size_t i, r, shown = 0, *order;
+	char hms[16];
+
+	order = calloc(now->t.nrows ? now->t.nrows : 1, sizeof(*order));
+	if (!order) {
+		ms_fail("out of memory, free some memory");
+		return -1;
+	}
+	for (r = 0; r < now->t.nrows; r++)
+		order[r] = r;
+	sort_rows = &now->t;
+	qsort(order, now->t.nrows, sizeof(*order), by_path);
+
+	print_begin_record();
+	if (prev) {
+		ms_fmt_hms(hms, sizeof(hms), time(NULL));
+		print_string(PRINT_ANY, "time", "%s\n", hms);
+		print_float(PRINT_JSON, "interval", NULL, dt);
+		print_fp("%-40s %7s %7s\n", "CGROUP", "SOME%", "FULL%");
+	} else {
+		print_fp("%-40s %16s %16s\n", "CGROUP", "SOME(us)", "FULL(us)");
+	}
+	open_json_array("cgroups");
+	for (i = 0; i < now->t.nrows; i++) {
+		uint64_t v[2], was[2];
+		int k;
+
+		r = order[i];
+		key.key = (char *)ms_table_cell(&now->t, r, 0);
+		if (!ms_keyed_cgroup_match(&key, c->o) || !cg_row(&now->t, r, v))
+			continue;
+		shown++;
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "cgroup", "%-40s", key.key);
+		if (!prev) {
+			print_uint(PRINT_ANY, "some_us", " %16llu", v[0]);
+			print_uint(PRINT_ANY, "full_us", " %16llu\n", v[1]);
+		} else {
+			cg_prev(prev, key.key, was);
+			for (k = 0; k < 2; k++) {
+				uint64_t us = v[k] - was[k];
+				char name[16];
+
+				snprintf(name, sizeof(name), "%s_pct", kinds[k]);
+				print_float(PRINT_ANY, name, k ? " %7.2f\n" : " %7.2f",
+					    dt > 0 ? (double)us / 1e4 / dt : 0.0);
+				snprintf(name, sizeof(name), "%s_us", kinds[k]);
+				print_uint(PRINT_JSON, name, NULL, us);
+			}
+		}
+		close_json_object();
+	}
+	close_json_array();
+	if (!shown)
+		print_fp("(no memory stall on record in %s or under it: a cgroup has a row from its tasks' first stall)\n",
+			 c->o->cgroup);
+	print_end_record();
+	free(order);
+	return 0;
+}
+
+static const struct ms_interval_ops cg_ops = {
+	.snapshot = cg_snapshot,
+	.free_snap = cg_free,
+	.report = cg_report,
+};
+
 static int cmd_pressure(const struct ms_opts *o)
 {
-	struct pressure_ctx c = { 0 };
+	struct pressure_ctx c = { .o = o };
 
 	if (ms_check_probes("pressure", ms_pressure_probes))
 		return 1;
-	return ms_run_interval(o, &pressure_ops, &c);
+	return ms_run_interval(o, o->cgroup ? &cg_ops : &pressure_ops, &c);
 }
 
 MS_TOOL(pressure,
 	.topic = MS_TOPIC_PRESSURE, .rank = 15,
-	.opts = OPT_INTERVAL,
-	.usage = "pressure [INTERVAL [COUNT]]",
-	.summary = "memory stall time as PSI's some and full, where the kernel has no PSI");
+	.opts = OPT_INTERVAL | OPT_CGROUP,
+	.usage = "pressure [-c CGROUP] [INTERVAL [COUNT]]",
+	.summary = "memory stall time as PSI's some and full, where the kernel has no PSI; -c: per memory cgroup, at and under CGROUP");

@@ -199,6 +199,8 @@ done
 pid=$(cat /tmp/t39.pid)
 "$CLI" faults --stacks --kept -p "$pid" > /tmp/t39.before 2> /tmp/t39.err ||
 	fail "faults --stacks --kept, before: $(cat /tmp/t39.err)"
+cp $D/stats /tmp/t39.stats0
+grep -v ' ---p ' /proc/"$pid"/maps > /tmp/t39.maps
 exec 3>&-
 wait $py || fail "python3 failed"
 "$CLI" faults --stacks --kept -p "$pid" > /tmp/t39.after 2> /tmp/t39.err ||
@@ -210,6 +212,11 @@ awk 'FNR == NR { n = $NF; $NF = ""; b[$0] = n; next }
 	{ n = $NF; $NF = ""; n -= b[$0]; if (n > 0) print $0 n }' /tmp/t39.before /tmp/t39.after > /tmp/t39.late
 named_deep /tmp/t39.late
 diag "python3 started after the tool, pid $pid: $good of $all faults after its table was in, in named stacks of 5 frames or more"
+awk '{ print $NF, $0 }' /tmp/t39.late | sort -rn | head -n 8 | cut -c1-300 | sed 's/^/# late: /'
+# What moved in the module while it ran, and what it mapped.
+awk 'FNR == NR { b[$1] = $2; next } $2 != b[$1] { print "# moved:", $1, $2 - b[$1] }' /tmp/t39.stats0 $D/stats
+sed 's/^/# maps: /' /tmp/t39.maps
+sed 's/^/# tables: /' $D/unwind_tables
 expect_ge "faults of the late python3 after its table was in" "$all" 200
 # 80, not the first python3's 90: CI at 5dd0f92 saw 86 on 6.1 (1,765 of
 # 2,033), when the first python3 of the same run had 99; not explained yet

@@ -803,7 +803,8 @@ static struct kkey fid_gen(unsigned int major, unsigned int minor, uint64_t ino,
  * Unwind tables for the executable file mappings of running processes
  * that have none yet, so that the module walks their stacks without
  * frame pointers (docs/unwind.md): all of them when the tool starts, then
- * each second those of processes started (or exec()ed) since, and every
+ * each second those of processes started (or exec()ed) since, again the
+ * second after (their libraries may not have been mapped yet), and every
  * ten seconds every process's again (a library opened with dlopen()).
  * Quiet where the module takes none (an older one, a --dir copy, not
  * root): the frame-pointer walk.
@@ -814,6 +815,8 @@ struct preload {
 	struct kset loaded;	/* files with tables when it started: dev, ino */
 	struct kset loaded_gen;	/* the same with their generation */
 	struct kset pids;	/* processes (pid, executable) read since the last full pass */
+	struct kset young;	/* of which first read by the last scan */
+	struct kset fresh;	/* of which first read by this one */
 	double last_full;
 	bool full, said_full;
 };
@@ -929,6 +932,7 @@ static struct kkey proc_key(const char *pid)
 static void preload_scan(struct preload *p, bool all)
 {
 	char maps[300], *line = NULL;
+	struct kset before = { 0 };
 	size_t cap = 0;
 	struct dirent *e;
 	struct kkey k;
@@ -939,17 +943,27 @@ static void preload_scan(struct preload *p, bool all)
 	d = opendir("/proc");
 	if (!d)
 		return;
-	if (all)
-		kset_clear(&p->pids);	/* bounded by the processes that run */
+	if (all) {			/* bounded by the processes that run */
+		before = p->pids;
+		p->pids = (struct kset){ 0 };
+	}
 	while (!p->full && !ms_stop && (e = readdir(d))) {
 		FILE *fp;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
+		/*
+		 * Once more the scan after the first: a process read just
+		 * after its exec() may not have mapped its libraries yet.
+		 */
 		k = proc_key(e->d_name);
-		if (kset_has(&p->pids, &k))
+		if (!kset_has(&p->pids, &k)) {
+			kset_add(&p->pids, &k);
+			if (!kset_has(&before, &k))
+				kset_add(&p->fresh, &k);
+		} else if (!kset_has(&p->young, &k)) {
 			continue;
-		kset_add(&p->pids, &k);
+		}
 		snprintf(maps, sizeof(maps), "/proc/%s/maps", e->d_name);
 		fp = fopen(maps, "re");
 		while (fp && !p->full && getline(&line, &cap, fp) > 0) {
@@ -961,6 +975,10 @@ static void preload_scan(struct preload *p, bool all)
 	}
 	closedir(d);
 	free(line);
+	kset_clear(&before);
+	kset_clear(&p->young);
+	p->young = p->fresh;
+	p->fresh = (struct kset){ 0 };
 	if (p->full && !p->said_full) {
 		p->said_full = true;
 		print_note("the module's budget for unwind tables (its unwind_bytes parameter) is full: stacks through files without one are walked by frame pointers and can end early; load memscope with a larger unwind_bytes for more");
@@ -996,6 +1014,8 @@ static void preload_end(struct preload *p)
 	kset_clear(&p->loaded);
 	kset_clear(&p->loaded_gen);
 	kset_clear(&p->pids);
+	kset_clear(&p->young);
+	kset_clear(&p->fresh);
 	if (p->wfd >= 0)
 		close(p->wfd);
 	p->wfd = -1;

@@ -358,7 +358,10 @@ static int ms_pressure_group_find(const struct cgroup_subsys_state *css)
 	return -1;
 }
 
-/* ... or a new one, holding a reference on @css; -1 if none is free. */
+/*
+ * ... or a new one, holding a reference on @css: -ENOSPC if none is
+ * free, -ENOENT for a cgroup being removed (no stall of it to keep).
+ */
 static int ms_pressure_group_claim(struct cgroup_subsys_state *css)
 {
 	unsigned long flags;
@@ -368,8 +371,10 @@ static int ms_pressure_group_claim(struct cgroup_subsys_state *css)
 	g = ms_pressure_group_find(css);
 	if (g < 0) {
 		g = find_first_zero_bit(ms_pressure_groups_used, MS_PRESSURE_GROUPS);
-		if (g >= MS_PRESSURE_GROUPS || !ms_css_tryget(css)) {
-			g = -1;
+		if (g >= MS_PRESSURE_GROUPS) {
+			g = -ENOSPC;
+		} else if (!ms_css_tryget(css)) {
+			g = -ENOENT;
 		} else {
 			WRITE_ONCE(ms_pressure_groups[g].css, css);
 			smp_wmb();	/* the css before the bit that shows it */
@@ -398,7 +403,7 @@ static void ms_pressure_groups_of(struct task_struct *p, unsigned long *groups, 
 		g = ms_pressure_group_find(css);
 		if (g < 0 && claim) {
 			g = ms_pressure_group_claim(css);
-			if (g < 0)
+			if (g == -ENOSPC)
 				ms_stat_inc(pressure, MS_pressure_cgroups_full);
 		}
 		if (g < 0)
@@ -853,10 +858,13 @@ static int ms_pressure_by_cgroup_show(struct seq_file *m)
 	seq_puts(m, "# cgroup some_us full_us\n");
 	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
 		const struct ms_pressure_group *grp = &ms_pressure_groups[g];
+		int r = ms_css_path(grp->css, path, PATH_MAX);
 
-		if (ms_css_path(grp->css, path, PATH_MAX) < 0)
-			continue;
-		ms_seq_escape(m, path);
+		/* A path too long for PATH_MAX: the id, as the tables say it. */
+		if (r < 0 || r >= PATH_MAX)
+			seq_printf(m, "[id:%llu]", ms_css_id(grp->css));
+		else
+			ms_seq_escape(m, path);
 		seq_printf(m, " %llu %llu\n", div_u64(grp->total[0], NSEC_PER_USEC),
 			   div_u64(grp->total[1], NSEC_PER_USEC));
 	}

@@ -557,6 +557,7 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #define ms_css_tryget(css) css_tryget(css)
 #define ms_css_put(css) css_put(css)
 #define ms_css_path(css, buf, len) ms_cgroup_path((css)->cgroup, buf, len)
+#define ms_css_id(css) cgroup_id((css)->cgroup)
 #else
 struct cgroup_subsys_state;
 #define ms_task_memcg_css(t) ((void)(t), (struct cgroup_subsys_state *)NULL)
@@ -565,6 +566,7 @@ struct cgroup_subsys_state;
 #define ms_css_tryget(css) ((void)(css), false)
 #define ms_css_put(css) ((void)(css))
 #define ms_css_path(css, buf, len) ((void)(css), (void)(buf), (void)(len), -EOPNOTSUPP)
+#define ms_css_id(css) ((void)(css), (u64)0)
 #endif /* MS_HAVE_PRESSURE_GROUPS && CONFIG_MEMCG */
 
 /*

@@ -21,16 +21,53 @@ struct pressure_ctx {
 	unsigned long rows;
 };
 
+/* The pressure file, and the stats that say what it could not count. */
+struct psi_snap {
+	struct ms_psi psi;
+	struct ms_counters stats;
+};
+
 /* With -c: the cgroups at and under CGROUP, from pressure_by_cgroup. */
 struct cg_snap {
 	struct ms_rows t;
+	struct ms_counters stats;
 };
 
 static const char *const kinds[2] = { "some", "full" };
 
+/*
+ * Stalls that the module could not count between @prev (NULL: since it
+ * was loaded or reset) and @now: said, as the tables say a full table.
+ */
+static void warn_uncounted(const struct ms_counters *now, const struct ms_counters *prev,
+			   bool cgroups)
+{
+	uint64_t n;
+
+	if (prev && ms_reset_between(now, prev))
+		prev = NULL;
+	n = ms_stat_delta(now, prev, "pressure_tasks_full");
+	if (n)
+		print_warn("%llu memory stall%s not counted: more tasks stalled at once than the module's table holds (stats: pressure_tasks_full); the figures are short by their time",
+			   (unsigned long long)n, n == 1 ? "" : "s");
+	n = cgroups ? ms_stat_delta(now, prev, "pressure_cgroups_full") : 0;
+	if (n)
+		print_warn("%llu memory stall%s not counted for a cgroup: more cgroups with stalls than pressure_by_cgroup's 64 rows (stats: pressure_cgroups_full); a removed cgroup's row is let go once no stall names it",
+			   (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+static void psi_free(void *p)
+{
+	struct psi_snap *s = p;
+
+	if (s)
+		ms_stats_free(&s->stats);
+	free(s);
+}
+
 static void *pressure_snapshot(void *p)
 {
-	struct ms_psi *s = calloc(1, sizeof(*s));
+	struct psi_snap *s = calloc(1, sizeof(*s));
 	char *data = NULL;
 	size_t len;
 	int ret;
@@ -40,16 +77,17 @@ static void *pressure_snapshot(void *p)
 		ms_fail("out of memory, free some memory");
 		return NULL;
 	}
-	if (ms_read("pressure", &data, &len)) {
-		free(s);
+	if (ms_load_stats(&s->stats) || ms_read("pressure", &data, &len)) {
+		psi_free(s);
 		return NULL;
 	}
-	ret = ms_parse_psi(data, len, s);
+	ret = ms_parse_psi(data, len, &s->psi);
 	free(data);
-	if (ret || !s->has[1]) {
+	if (ret || !s->psi.has[1]) {
 		ms_fail("the pressure file is not PSI's some and full lines (%s), "
-			"use a memscope CLI of the module's version", ret ? s->diag.msg : "no full line");
-		free(s);
+			"use a memscope CLI of the module's version",
+			ret ? s->psi.diag.msg : "no full line");
+		psi_free(s);
 		return NULL;
 	}
 	return s;
@@ -76,10 +114,12 @@ static void print_totals(const struct ms_psi *s)
 static int pressure_report(void *p, const void *pv, const void *nv, double dt)
 {
 	struct pressure_ctx *c = p;
-	const struct ms_psi *prev = pv, *now = nv;
+	const struct psi_snap *ps = pv, *ns = nv;
+	const struct ms_psi *prev = ps ? &ps->psi : NULL, *now = &ns->psi;
 	char hms[16];
 	int k;
 
+	warn_uncounted(&ns->stats, ps ? &ps->stats : NULL, false);
 	print_begin_record();
 	if (!prev) {
 		print_totals(now);
@@ -109,7 +149,7 @@ static int pressure_report(void *p, const void *pv, const void *nv, double dt)
 
 static const struct ms_interval_ops pressure_ops = {
 	.snapshot = pressure_snapshot,
-	.free_snap = free,
+	.free_snap = psi_free,
 	.report = pressure_report,
 };
 
@@ -123,10 +163,15 @@ static void *cg_snapshot(void *p)
 		ms_fail("out of memory, free some memory");
 		return NULL;
 	}
+	if (ms_load_stats(&s->stats)) {
+		free(s);
+		return NULL;
+	}
 	ret = ms_load_pressure_by_cgroup(&s->t);
 	if (ret) {
 		if (ret > 0)
 			ms_fail("the module counts no pressure per cgroup: its pressure probes are not all attached, or it has no pressure_by_cgroup file (`memscope status`)");
+		ms_stats_free(&s->stats);
 		free(s);
 		return NULL;
 	}
@@ -137,8 +182,10 @@ static void cg_free(void *p)
 {
 	struct cg_snap *s = p;
 
-	if (s)
+	if (s) {
 		ms_table_free(&s->t);
+		ms_stats_free(&s->stats);
+	}
 	free(s);
 }
 
@@ -190,6 +237,7 @@ static int cg_report(void *p, const void *pv, const void *nv, double dt)
 		order[r] = r;
 	sort_rows = &now->t;
 	qsort(order, now->t.nrows, sizeof(*order), by_path);
+	warn_uncounted(&now->stats, prev ? &prev->stats : NULL, true);
 
 	print_begin_record();
 	if (prev) {

@@ -853,7 +853,7 @@ static __always_inline u64 ms_ustack_hash(const unsigned long *ip, unsigned int 
 }
 
 /* ustack.c: the running task's user stack, as file frames where it can. */
-unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max);
+unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max, bool mm_locked);
 void ms_seq_frames(struct seq_file *m, const unsigned long *f, unsigned int depth);
 /* uleak.c: memleak -p's file, which starts a session and ends it when closed. */
 extern const struct file_operations ms_uleak_fops;

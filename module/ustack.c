@@ -110,13 +110,14 @@ static unsigned int ms_ustack_walk(struct pt_regs *regs, unsigned long *ip, unsi
 }
 
 /*
- * The stack, as (file, offset) frames where its process's mmap lock can
- * be had: then by the unwind tables when any are loaded (unwind.c), and
- * the lock is taken once for the walk and the frames.  Without the lock,
- * by frame pointers, as raw addresses.  Probe context, preemption off
+ * The stack, as (file, offset) frames where its process's mmap lock is
+ * held: @mm_locked, the current task holds it already (a fault's), else
+ * if it can be had, taken once for the walk and the frames.  Then by the
+ * unwind tables when any are loaded (unwind.c).  Without the lock, by
+ * frame pointers, as raw addresses.  Probe context, preemption off
  * (uleak.c's return probes too).
  */
-unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
+unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max, bool mm_locked)
 {
 	struct pt_regs *regs = ms_ustack_regs();
 	struct mm_struct *mm = current->mm;
@@ -124,7 +125,7 @@ unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
 
 	if (!regs)
 		return 0;
-	if (!ms_ufile_lock(mm))
+	if (!mm_locked && !ms_ufile_lock(mm))
 		return ms_ustack_walk(regs, ip, max);
 	if (ms_unwind_loaded()) {
 		n = ms_unwind_walk(mm, regs, ip, max);	/* file frames already */
@@ -132,7 +133,8 @@ unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
 		n = ms_ustack_walk(regs, ip, max);
 		ms_ufile_frames(mm, ip, n);
 	}
-	ms_mmap_read_unlock(mm);
+	if (!mm_locked)
+		ms_mmap_read_unlock(mm);
 	return n;
 }
 
@@ -143,13 +145,13 @@ unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max)
  * on its CPU: its reads cannot fault, so no fault_stacks probe runs inside
  * it, and neither probe runs in interrupt context.
  */
-static void ms_ustack_count(struct ms_table *t)
+static void ms_ustack_count(struct ms_table *t, bool mm_locked)
 {
 	unsigned long *ip = *this_cpu_ptr(&ms_ustack_buf);
 	struct task_struct *tsk = current;
 	const u64 *comm = (const u64 *)tsk->group_leader->comm;
 	/* Frames as (file, offset): named after the process exits (ufile.c). */
-	unsigned int n = ms_ustack_frames(ip, ms_ustack_depth);
+	unsigned int n = ms_ustack_frames(ip, ms_ustack_depth, mm_locked);
 	u64 c0 = READ_ONCE(comm[0]), c1 = READ_ONCE(comm[1]), key;
 	struct ms_row *row;
 
@@ -172,11 +174,20 @@ static void ms_ustack_count(struct ms_table *t)
 	__ms_row_add(t, row, 0, 1);
 }
 
-/* Every fault, user or kernel mode, of a task with user registers. */
+/*
+ * Every fault, user or kernel mode, of a task with user registers.  One
+ * in the task's own mm runs with its mmap lock held, unless under the
+ * VMA's lock alone: then the walk needs no lock of its own, and cannot
+ * find it busy (a writer waiting on it, khugepaged's collapse).
+ */
 static int ms_fault_stack(struct kprobe *kp, struct pt_regs *regs)
 {
+	struct vm_area_struct *vma = (struct vm_area_struct *)ms_arg(regs, MS_FAULT_ARG_VMA);
+	unsigned int flags = ms_arg(regs, MS_FAULT_ARG_FLAGS);
+
 	ms_hit(container_of(kp, struct ms_probe, kp));
-	ms_ustack_count(&ms_table_faults_by_stack);
+	ms_ustack_count(&ms_table_faults_by_stack,
+			vma && vma->vm_mm == current->mm && !(flags & MS_FAULT_FLAG_VMA_LOCK));
 	return 0;
 }
 
@@ -187,7 +198,7 @@ static void ms_brk_exit(void *data, struct pt_regs *regs, long ret)
 	ms_hit(data);	/* the probe it was registered with */
 	/* A tracepoint handler: PREEMPT_RT runs it with only migration disabled. */
 	preempt_disable_notrace();
-	ms_ustack_count(&ms_table_brk_by_stack);
+	ms_ustack_count(&ms_table_brk_by_stack, false);
 	preempt_enable_notrace();
 }
 

@@ -128,6 +128,17 @@ static inline void ms_tracepoint_unregister(struct tracepoint *tp, const char *n
 #define MS_FAULT_ARG_FLAGS (MS_FAULT_ARG_VMA + 2)
 
 /*
+ * [6.4, ...): a fault may be handled under its VMA's lock alone
+ * (FAULT_FLAG_VMA_LOCK); before, handle_mm_fault() always runs with the
+ * mmap lock held.
+ */
+#ifdef MS_HAVE_FAULT_FLAG_VMA_LOCK
+#define MS_FAULT_FLAG_VMA_LOCK FAULT_FLAG_VMA_LOCK
+#else
+#define MS_FAULT_FLAG_VMA_LOCK 0
+#endif /* MS_HAVE_FAULT_FLAG_VMA_LOCK */
+
+/*
  * [4.4, 4.5): shmem pages counted as file pages (no MM_SHMEMPAGES): the
  * shmem RSS is unknown, -1, as the kernel's "Killed process" line then
  * leaves it out.

@@ -32,6 +32,9 @@ grep -qsE 'struct cgroup[[:space:]]+\*dfl_cgrp;' "$src/include/linux/cgroup-defs
 	echo -DMS_HAVE_CSS_SET_DFL_CGRP
 # handle_mm_fault() lost its mm argument in 4.6.
 has include/linux/mm.h 'int handle_mm_fault\(struct mm_struct \*mm' && echo -DMS_HAVE_HANDLE_MM_FAULT_MM
+# A fault can run under its VMA's lock alone, without the mmap lock, from
+# 6.4 (RHEL 9.6 has it too).
+has include/linux/mm_types.h 'FAULT_FLAG_VMA_LOCK[[:space:]]*=' && echo -DMS_HAVE_FAULT_FLAG_VMA_LOCK
 # struct oom_control came in 4.3.
 has include/linux/oom.h 'struct oom_control \{' && echo -DMS_HAVE_OOM_CONTROL
 # oom_kill_process() took the victim, points, totalpages and memcg as

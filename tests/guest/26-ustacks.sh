@@ -21,6 +21,9 @@
 #   - After a churn of short-lived processes (ls and python3 among them),
 #     an idle process's stacks are all kept, row for row, in the default
 #     table; in a small one, faults --stacks names any it lost.
+#   - Faults while another thread waits to write the mmap lock: each is
+#     named after exit (its walk is under the lock the fault holds); with
+#     per-VMA locks (6.4 on), named or counted in ustack_mm_busy.
 #   - With a table of one file (ustack_files=1), the frames of every other
 #     file stay addresses: faults --stacks warns with the count stats has
 #     (ustack_files_full), and of ustack_mm_busy exactly when it is not 0;
@@ -232,6 +235,37 @@ churn 256
 
 # One slot of files: the first file's frames take it, every other file's
 # stay addresses.  Read with the probe off, so that stats holds still.
+# Faults while a writer waits on the process's mmap lock (mmwriter: its
+# main thread faults 10,240 pages from main;fault_loop;touch_round, its
+# other thread maps and unmaps a page meanwhile).  A fault holds the lock
+# for reading, so its stack is walked under that lock, never found busy
+# (a trylock of its own failed whenever a writer waited), and named after
+# the process exited.  Under a VMA lock alone (per-VMA locks, 6.4 on) the
+# walk takes the mmap lock itself and can find it busy: such a stack is
+# counted in ustack_mm_busy, never lost without a word.
+ms_load
+echo enable faultstacks > $D/control || fail "enable faultstacks"
+b0=$(ms_stat ustack_mm_busy)
+"$W/mmwriter" 40 256 > /tmp/t26.mmw || fail "mmwriter failed"
+echo disable faultstacks > $D/control || fail "disable faultstacks"
+busy=$(($(ms_stat ustack_mm_busy) - b0))
+"$CLI" faults --stacks --kept > /tmp/t26.mmw.folded 2> /tmp/t26.err ||
+	fail "faults --stacks --kept after mmwriter: $(cat /tmp/t26.err)"
+kf=$(awk '{ print $2 }' /tmp/t26.mmw)
+named=$(awk -v s=";main;fault_loop;touch_round" '{ n = $NF; $NF = ""; sub(/ $/, "")
+	if (index($0, "mmwriter;") == 1 && substr($0, length($0) - length(s) + 1) == s) t += n
+	} END { print t + 0 }' /tmp/t26.mmw.folded)
+diag "mmwriter: $(cat /tmp/t26.mmw); named from main;fault_loop;touch_round $named, ustack_mm_busy $busy"
+expect_eq "getrusage faults of mmwriter's fault loop" "$kf" 10240
+if grep -qw lock_vma_under_rcu /proc/kallsyms; then
+	# 6.12: a fresh region's first fault under the VMA lock retries under
+	# the mmap lock (no anon_vma yet), and both calls are counted.
+	expect_within "mmwriter's faults named, or counted busy" $((named + busy)) "$kf" 1
+else
+	expect_eq "stacks found busy under faults that hold the mmap lock" "$busy" 0
+	expect_eq "mmwriter's faults from main;fault_loop;touch_round, after it exited" "$named" "$kf"
+fi
+
 ms_load ustack_files=1
 echo enable faultstacks > $D/control || fail "enable faultstacks"
 run

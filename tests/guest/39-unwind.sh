@@ -200,6 +200,7 @@ pid=$(cat /tmp/t39.pid)
 "$CLI" faults --stacks --kept -p "$pid" > /tmp/t39.before 2> /tmp/t39.err ||
 	fail "faults --stacks --kept, before: $(cat /tmp/t39.err)"
 cp $D/stats /tmp/t39.stats0
+cp /proc/vmstat /tmp/t39.vm0
 grep -v ' ---p ' /proc/"$pid"/maps > /tmp/t39.maps
 exec 3>&-
 wait $py || fail "python3 failed"
@@ -215,11 +216,14 @@ diag "python3 started after the tool, pid $pid: $good of $all faults after its t
 awk '{ print $NF, $0 }' /tmp/t39.late | sort -rn | head -n 8 | cut -c1-300 | sed 's/^/# late: /'
 # What moved in the module while it ran, and what it mapped.
 awk 'FNR == NR { b[$1] = $2; next } $2 != b[$1] { print "# moved:", $1, $2 - b[$1] }' /tmp/t39.stats0 $D/stats
+awk 'FNR == NR { b[$1] = $2; next } $2 != b[$1] && /thp|compact|pswp|numa/ { print "# vmstat:", $1, $2 - b[$1] }' /tmp/t39.vm0 /proc/vmstat
 sed 's/^/# maps: /' /tmp/t39.maps
 sed 's/^/# tables: /' $D/unwind_tables
 expect_ge "faults of the late python3 after its table was in" "$all" 200
-# 80, not the first python3's 90: CI at 5dd0f92 saw 86 on 6.1 (1,765 of
-# 2,033), when the first python3 of the same run had 99; not explained yet
-# (issue 37's note).  Frame pointers alone name none of these stacks.
-expect_ge "of which in named stacks of >= 5 frames, per cent" $((good * 100 / all)) 80
+# CI saw 86, 76 and 33 here on 5.10 and 6.1 before a fault's walk used
+# the mmap lock the fault holds: its own trylock failed while a writer
+# waited (ustack_mm_busy 1,802 of 2,381 faults once), and those stacks
+# were one or two [unknown] frames after exit.  26-ustacks' mmwriter
+# checks that case itself.  Frame pointers alone name none of these.
+expect_ge "of which in named stacks of >= 5 frames, per cent" $((good * 100 / all)) 90
 exit 0

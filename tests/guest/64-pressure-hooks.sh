@@ -6,5 +6,6 @@
 # kretprobes on balance_pgdat(), try_to_compact_pages() and
 # kcompactd_do_work().  Loaded with pressure_hooks=1 on a kernel with PSI
 # on, so that the kernel's own /proc/pressure/memory is the ground truth,
-# on 62-pressure's workloads.
+# on 62-pressure's workloads but the one beside a CPU hog (what runs
+# beside a stall is the same code however the stall was seen).
 PRESSURE_HOOKS=1 exec sh "$(dirname "$0")/62-pressure.sh"

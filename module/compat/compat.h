@@ -448,7 +448,25 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
  * cgroup_get_from_id() does.
  */
 #if defined(MS_HAVE_CGROUP_GET_FROM_ID)
-#define ms_cgroup_get_from_id(id) cgroup_get_from_id(id)
+#include <linux/cgroup.h>
+
+/*
+ * Online only, as the walk below: until 6.0 the kernfs id lookup checks
+ * KERNFS_ACTIVATED, not that the node is still active, so a removed
+ * cgroup that its memcg's pages still pin is found, by its old path.
+ * RHEL 8.10's backported cgroup_get_from_id() does that (16-faults-
+ * process named a removed cgroup by its path); 6.1's does not.
+ */
+static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
+{
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+
+	if (!IS_ERR_OR_NULL(cgrp) && !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE)) {
+		cgroup_put(cgrp);
+		return ERR_PTR(-ENOENT);
+	}
+	return cgrp;
+}
 #elif !defined(MS_HAVE_CGROUP_GET_FROM_PATH)
 /*
  * [4.4, 4.6): no cgroup_get_from_path() either, nor a cgroup2 hierarchy

@@ -28,3 +28,11 @@ endif
 ifeq ($(shell grep -qs '__copy(initfn)' $(srctree)/include/linux/module.h || echo old),old)
 ccflags-y += $(call cc-disable-warning,missing-attributes)
 endif
+
+# RHEL 8's Makefile puts -I$(objtree)/include/drm-backport on every command
+# line, a directory only its DRM backport builds make: W=1's
+# -Wmissing-include-dirs would warn for every file where it is missing.
+ifneq ($(shell grep -qsF 'include/drm-backport' $(srctree)/Makefile && \
+	       test ! -d $(objtree)/include/drm-backport && echo missing),)
+ccflags-y += -Wno-missing-include-dirs
+endif

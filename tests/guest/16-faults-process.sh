@@ -19,7 +19,7 @@ CG=/sys/fs/cgroup/memscope-t16
 FA=/sys/kernel/debug/fault_around_bytes
 DIR=/tmp/memscope-t16
 old_fa=''
-trap '[ -n "$old_fa" ] && echo "$old_fa" > $FA; rmdir $CG 2>/dev/null; rm -rf $DIR; ms_unload' EXIT
+trap '[ -n "$old_fa" ] && echo "$old_fa" > $FA; rmdir $CG 2>/dev/null; rm -rf $DIR /dev/shm/t16.pin; ms_unload' EXIT
 ms_load
 
 # --- threads: one row per process
@@ -81,10 +81,17 @@ fi
 "$CLI" faults -c /memscope-t16 > /tmp/t16.cli || fail "memscope faults -c failed"
 sed 's/^/# /' /tmp/t16.cli
 grep -q "^/memscope-t16 *$got " /tmp/t16.cli || fail "memscope faults -c lacks the row"
+# Then a tmpfs file written from the memcg: its pages, charged there, pin
+# the memcg after rmdir, as a service's page cache does on a host.  The
+# row must say [deleted:N] still, not the old path: RHEL 8.10's kernfs id
+# lookup finds a removed node that is pinned.
+sh -c "echo \$\$ > $CG/cgroup.procs && exec head -c 65536 /dev/zero > /dev/shm/t16.pin" ||
+	fail "tmpfs write in $CG failed"
+got=$(awk '$1 == "/memscope-t16" { print $2 }' $D/faults_by_cgroup)
 rmdir $CG || fail "rmdir $CG"
 grep '^\[deleted:' $D/faults_by_cgroup | sed 's/^/# after rmdir: /'
 awk -v n="$got" '/^\[deleted:/ && $2 == n { f = 1 } END { exit !f }' $D/faults_by_cgroup ||
-	fail "the removed cgroup's $got faults are gone"
+	fail "the removed cgroup's $got faults are gone: $(tr '\n' ';' < $D/faults_by_cgroup)"
 
 # --- file names
 [ -w $FA ] || fail "no $FA"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# vm-args: -m 256M
+# vm-args: -m 256M --append psi=1
 # Global direct reclaim: in a small guest, page cache plus two anonymous
 # hogs larger than RAM (swapping to zram) stall allocators in
 # try_to_free_pages().  do_try_to_free_pages() counts allocstall_<zone>

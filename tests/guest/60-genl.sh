@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# vm-args: -m 256M
+# vm-args: -m 256M --append psi=1
 # The generic netlink family: genl_test (tests/selftests/memscope) checks
 # every read command against its debugfs file, every command against a
 # caller without CAP_SYS_ADMIN, and a report on the "memleak" group; then

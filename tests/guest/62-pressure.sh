@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# vm-args: -m 256M
+# vm-args: -m 256M --append psi=1
+# (psi=1: RHEL 8 builds PSI off by default, CONFIG_PSI_DEFAULT_DISABLED;
+# elsewhere it changes nothing.  33, 60 and 64 share this boot.)
 # pressure: memscope's memory stall time against the kernel's own PSI,
 # /proc/pressure/memory, on the same run: anonymous memory thrashing
 # through zram swap in a small memcg, page-cache thrashing (refaults)

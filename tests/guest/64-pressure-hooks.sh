@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# vm-args: -m 256M
+# vm-args: -m 256M --append psi=1
 # pressure from the sites' own hooks, what kernels without memstall
 # functions get (before 4.20, or CONFIG_PSI off): reclaim's tracepoints,
 # kretprobes on balance_pgdat(), try_to_compact_pages() and

@@ -94,6 +94,9 @@ cg_tol_some=15 cg_tol_full=25
 # Before 5.13 the kernel's full is sampled at ticks, as the system's: its
 # bound (a cgroup's full was once 31% under on 5.10).
 kver_ge 5 13 || cg_tol_full=$tol_full
+# And its some: 5.10 within 9%, RHEL 8.10's 4.18 within 0.1% in one boot
+# and 16% under (1.80 s against 2.15 s) in another: 25% before 5.13.
+kver_ge 5 13 || cg_tol_some=$((cg_tol_some > 25 ? cg_tol_some : 25))
 uname -v | grep -q PREEMPT_RT && cg_tol_some=$tol_some cg_tol_full=$tol_full
 # compare NAME KIND MEMSCOPE_US KERNEL_US TOL_SOME TOL_FULL: within them.
 compare() {

@@ -143,7 +143,7 @@ static struct shrinker ms_test_shrinker = {
 
 static int __init ms_test_init(void)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0)
+#if defined(MS_REGISTER_SHRINKER_NAMED)	/* 6.0, and RHEL 9.6 (Kbuild) */
 	return register_shrinker(&ms_test_shrinker, "msshrink");
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(3, 12, 0)
 	return register_shrinker(&ms_test_shrinker);

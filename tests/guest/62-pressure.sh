@@ -90,13 +90,17 @@ cg_total() {
 # 6.12-rt within 7% but for the short file-thrashing stalls, 48% over
 # (the RT difference the system's figures show too).
 cg_tol_some=15 cg_tol_full=25
-[ "$hooks" = 1 ] && cg_tol_some=25
+# With the hooks a cgroup's some was once 25.1% over on 6.12 (CI at
+# 4c0b04f: 1.60 s against 1.28 s, the system's 6% over in the same run):
+# a cgroup's CPUs weighed by its stall time, not PSI's (docs/pressure.md).
+[ "$hooks" = 1 ] && cg_tol_some=35
 # Before 5.13 the kernel's full is sampled at ticks, as the system's: its
 # bound (a cgroup's full was once 31% under on 5.10).
 kver_ge 5 13 || cg_tol_full=$tol_full
-# And its some: 5.10 within 9%, RHEL 8.10's 4.18 within 0.1% in one boot
-# and 16% under (1.80 s against 2.15 s) in another: 25% before 5.13.
-kver_ge 5 13 || cg_tol_some=$((cg_tol_some > 25 ? cg_tol_some : 25))
+# And its some takes the system's bound before 5.13: 5.10 was from 0.1%
+# to 29% under (1.19 s against 1.68 s, 62 alone in its boot), RHEL
+# 8.10's 4.18 from 0.1% to 16% under.
+kver_ge 5 13 || cg_tol_some=$((tol_some > cg_tol_some ? tol_some : cg_tol_some))
 uname -v | grep -q PREEMPT_RT && cg_tol_some=$tol_some cg_tol_full=$tol_full
 # compare NAME KIND MEMSCOPE_US KERNEL_US TOL_SOME TOL_FULL: within them.
 compare() {

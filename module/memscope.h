@@ -477,8 +477,8 @@ static __always_inline struct ms_row *ms_table_get_task(struct ms_table *t)
 }
 
 /*
- * Per-cgroup rows, keyed by the id of the running task's cgroup on the
- * default (v2) hierarchy.  The path is looked up when a reader opens the
+ * Per-cgroup rows, keyed by the running task's cgroup: on the default (v2)
+ * hierarchy, or its memory cgroup on a v1 one (ms_task_cgroup_key()).  The path is looked up when a reader opens the
  * file.  In probe context.
  */
 static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
@@ -497,7 +497,7 @@ static __always_inline struct ms_row *ms_table_get_cgroup(struct ms_table *t)
 	 * the fault path pays for nothing it does not need.
 	 */
 	ms_probe_rcu_lock();
-	id = ms_task_dfl_cgroup_id(current) ?: 1;
+	id = ms_task_cgroup_key(current) ?: 1;
 	ms_probe_rcu_unlock();
 	row = ms_table_hit(t, id);
 	if (likely(row))

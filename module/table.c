@@ -484,7 +484,8 @@ static void ms_snap_name(struct ms_table *t, struct ms_snap *s)
 
 		if (err)
 			snprintf(s->name, sizeof(s->name),
-				 err == -ENOENT ? "[deleted:%llu]" : "[id:%llu]", s->aux);
+				 err == -ENOENT ? "[deleted:%llu]" : "[id:%llu]",
+				 s->aux & ~MS_CGROUP_V1);
 		break;
 	}
 	default:

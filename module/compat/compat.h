@@ -435,6 +435,61 @@ static inline unsigned long ms_arg(struct pt_regs *regs, unsigned int n)
 #endif /* !MS_HAVE_CGROUP_ID */
 
 /*
+ * The key of a task's cgroup in the tables per cgroup.  Where the memory
+ * controller is on the default hierarchy, or bound to none, the task's
+ * cgroup there; where it is on a v1 hierarchy (RHEL 7 and 8 boot so, and
+ * then every task is in the v2 root), the task's memory cgroup in that
+ * hierarchy, with MS_CGROUP_V1 set: cgroup ids count per hierarchy.  From
+ * 3.16, with css_set's dfl_cgrp; before, the v2 key, 0.  Under RCU or
+ * ms_probe_rcu_lock().
+ */
+#define MS_CGROUP_V1	(1ULL << 63)
+#if defined(MS_HAVE_CSS_SET_DFL_CGRP) && defined(MS_HAVE_PRESSURE_GROUPS) && \
+	defined(CONFIG_MEMCG)
+#define MS_HAVE_CGROUP_V1_KEYS
+#include <linux/cgroup.h>
+
+static __always_inline u64 ms_task_cgroup_key(struct task_struct *t)
+{
+	struct css_set *cset = rcu_dereference_raw(t->cgroups);
+	struct cgroup_subsys_state *css = cset->subsys[memory_cgrp_id];
+
+	if (css && css->cgroup->root != cset->dfl_cgrp->root)
+		return cgroup_id(css->cgroup) | MS_CGROUP_V1;
+	return cgroup_id(cset->dfl_cgrp);
+}
+#else
+#define ms_task_cgroup_key(t) ms_task_dfl_cgroup_id(t)
+#endif /* MS_HAVE_CSS_SET_DFL_CGRP && MS_HAVE_PRESSURE_GROUPS && CONFIG_MEMCG */
+
+/*
+ * The css after @pos in a pre-order walk of @root's subtree, or NULL: the
+ * walks below, which find a cgroup by its id.  Under rcu_read_lock().
+ */
+#if defined(CONFIG_CGROUPS) && defined(MS_HAVE_CSS_SET_DFL_CGRP)
+#include <linux/cgroup.h>
+#include <linux/rculist.h>
+
+static inline struct cgroup_subsys_state *
+ms_css_next_pre(struct cgroup_subsys_state *pos, struct cgroup_subsys_state *root)
+{
+	struct cgroup_subsys_state *next;
+
+	next = list_first_or_null_rcu(&pos->children, struct cgroup_subsys_state, sibling);
+	if (next)
+		return next;
+	for (; pos != root; pos = pos->parent) {
+		next = list_next_or_null_rcu(&pos->parent->children, &pos->sibling,
+					     struct cgroup_subsys_state, sibling);
+		if (next)
+			return next;
+	}
+	return NULL;
+}
+
+#endif /* CONFIG_CGROUPS && MS_HAVE_CSS_SET_DFL_CGRP */
+
+/*
  * [4.18, 5.15): no cgroup_get_from_id().  Walk the cgroup2 hierarchy from
  * its root (cgroup_get_from_path("/"), exported throughout) for the cgroup
  * whose id matches: the cgroup directory's inode number (from 5.5 also
@@ -481,24 +536,6 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 #ifdef CONFIG_CGROUPS
 #include <linux/cgroup.h>
 #include <linux/rculist.h>
-
-/* The css after @pos in a pre-order walk of @root's subtree, or NULL. */
-static inline struct cgroup_subsys_state *
-ms_css_next_pre(struct cgroup_subsys_state *pos, struct cgroup_subsys_state *root)
-{
-	struct cgroup_subsys_state *next;
-
-	next = list_first_or_null_rcu(&pos->children, struct cgroup_subsys_state, sibling);
-	if (next)
-		return next;
-	for (; pos != root; pos = pos->parent) {
-		next = list_next_or_null_rcu(&pos->parent->children, &pos->sibling,
-					     struct cgroup_subsys_state, sibling);
-		if (next)
-			return next;
-	}
-	return NULL;
-}
 
 static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 {
@@ -554,9 +591,43 @@ static inline int ms_cgroup_path(struct cgroup *cgrp, char *buf, size_t len)
 #define ms_cgroup_path(cgrp, buf, len) cgroup_path(cgrp, buf, len)
 #endif /* MS_HAVE_CGROUP_PATH_CHAR */
 
+#ifdef MS_HAVE_CGROUP_V1_KEYS
+/*
+ * A memory cgroup of the v1 hierarchy by its id (ms_task_cgroup_key()):
+ * a walk of the hierarchy that the reader's own memory cgroup is in, as
+ * the v2 walk above.  None once the memory controller has left v1: a v2
+ * cgroup of the same id is another cgroup.  Process context.
+ */
+static inline struct cgroup *ms_cgroup_v1_get_from_id(u64 id)
+{
+	struct cgroup_subsys_state *root, *pos;
+	struct cgroup *found = ERR_PTR(-ENOENT);
+	struct css_set *cset;
+
+	rcu_read_lock();
+	cset = task_css_set(current);
+	root = &cset->subsys[memory_cgrp_id]->cgroup->root->cgrp.self;
+	if (root->cgroup->root == cset->dfl_cgrp->root)
+		root = NULL;
+	for (pos = root; pos; pos = ms_css_next_pre(pos, root)) {
+		if (cgroup_id(pos->cgroup) != id)
+			continue;
+		if (css_tryget_online(&pos->cgroup->self))
+			found = pos->cgroup;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+#else
+#define ms_cgroup_v1_get_from_id(id) ((void)(id), ERR_PTR(-ENOENT))
+#endif /* MS_HAVE_CGROUP_V1_KEYS */
+
 static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 {
-	struct cgroup *cgrp = ms_cgroup_get_from_id(id);
+	struct cgroup *cgrp = id & MS_CGROUP_V1 ?
+			      ms_cgroup_v1_get_from_id(id & ~MS_CGROUP_V1) :
+			      ms_cgroup_get_from_id(id);
 	int ret;
 
 	if (IS_ERR_OR_NULL(cgrp))

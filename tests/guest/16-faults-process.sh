@@ -61,23 +61,7 @@ retries=$(($(ms_stat faults_retry) - r0))
 sleep 3
 pgfault=$(awk '$1 == "pgfault" { print $2 }' $CG/memory.stat)
 got=$(awk '$1 == "/memscope-t16" { print $2 }' $D/faults_by_cgroup)
-if kver_ge 6 4; then
-	# From 6.4 a call that returns VM_FAULT_RETRY is not counted in
-	# pgfault (mm_account_fault()); its retry is.  faults counts calls.
-	diag "faults_by_cgroup /memscope-t16 ${got:-0}, memory.stat pgfault $pgfault, retries (all) $retries"
-	{ [ "${got:-0}" -ge "$pgfault" ] && [ "${got:-0}" -le $((pgfault + retries)) ]; } ||
-		fail "faults_by_cgroup ${got:-0}, want pgfault $pgfault + at most $retries retries"
-elif kver_ge 5 13; then
-	expect_eq "faults_by_cgroup /memscope-t16 (memory.stat pgfault)" "${got:-0}" "$pgfault"
-else
-	# Before 5.13 (rstat, 2d146aa3aa84), memory.stat shows only what each
-	# CPU has passed up in batches of MEMCG_CHARGE_BATCH (32) events: up to
-	# 32 per CPU less than happened, and never more.
-	lag=$((32 * $(nproc)))
-	diag "faults_by_cgroup /memscope-t16 ${got:-0}, memory.stat pgfault $pgfault (lags by at most $lag)"
-	{ [ "${got:-0}" -ge "$pgfault" ] && [ "${got:-0}" -le $((pgfault + lag)) ]; } ||
-		fail "faults_by_cgroup ${got:-0}, want pgfault $pgfault + at most $lag in per-CPU batches"
-fi
+expect_pgfault "faults_by_cgroup /memscope-t16" "$got" "$pgfault" "$retries"
 "$CLI" faults -c /memscope-t16 > /tmp/t16.cli || fail "memscope faults -c failed"
 sed 's/^/# /' /tmp/t16.cli
 grep -q "^/memscope-t16 *$got " /tmp/t16.cli || fail "memscope faults -c lacks the row"

@@ -1,10 +1,12 @@
 #!/bin/sh
 # vm-args: -c 1 -m 384M
 # SPDX-License-Identifier: GPL-2.0
-# pressure_by_cgroup on cgroup v1, RHEL 7 and 8's default: a memcg of the
-# v1 memory hierarchy has its row, named by its path there, and the row
-# holds the memcg's reclaim (the vmscan tracepoints' memcg_reclaim_ns,
-# a stall site on every kernel).  Its own boot: the memory controller can
+# Tables per cgroup on cgroup v1, RHEL 7 and 8's default: a memcg of the
+# v1 memory hierarchy has its rows, named by its path there.  Its row in
+# pressure_by_cgroup holds the memcg's reclaim (the vmscan tracepoints'
+# memcg_reclaim_ns, a stall site on every kernel); in faults_by_cgroup,
+# its memory.stat pgfault; in swapins_by_cgroup, the kernel's pswpin.
+# Its own boot: the memory controller can
 # be mounted on v1 only while no cgroup2 cgroup has it, and once a v1
 # memcg held pages it stays there until they are all gone.
 . "$(dirname "$0")/lib.sh"
@@ -27,10 +29,24 @@ trap 'rmdir $V1/ms/leaf $V1/ms 2>/dev/null; umount $V1 2>/dev/null; zram_swap_of
 # A memcg under another, as cgroup v1 nests them (use_hierarchy is 1 from 4.x).
 { mkdir $V1/ms && mkdir $V1/ms/leaf && echo 24M > $V1/ms/leaf/memory.limit_in_bytes; } ||
 	fail "v1 memcg with a 24M limit"
-r0=$(ms_stat memcg_reclaim_ns)
+r0=$(ms_stat memcg_reclaim_ns) f0=$(ms_stat faults_retry)
+p0=$(vmstat pswpin) z0=$(vmstat swpin_zero)
 sh -c 'echo $$ > "$0"/tasks && exec "$1" 64 2' $V1/ms/leaf "$W/swap_churn" > /dev/null ||
 	fail "swap_churn in the v1 memcg failed"
 reclaim=$(( ($(ms_stat memcg_reclaim_ns) - r0) / 1000 ))
+retries=$(($(ms_stat faults_retry) - f0))
+swapped=$(($(vmstat pswpin) - p0 + $(vmstat swpin_zero) - z0))
+# The tables per cgroup key a task by its v1 memcg here, not by its v2
+# cgroup (the root, for every task on such a host): the leaf's faults
+# against its own memory.stat, its swap-ins against the kernel's (nothing
+# else swaps: the rest of the guest has room).
+sleep 3
+expect_pgfault "faults_by_cgroup /ms/leaf, a v1 memcg" \
+	"$(awk '$1 == "/ms/leaf" { print $2 }' $D/faults_by_cgroup)" \
+	"$(awk '$1 == "pgfault" { print $2 }' $V1/ms/leaf/memory.stat)" "$retries"
+expect_ge "pswpin + swpin_zero in the v1 memcg's run" "$swapped" 1000
+expect_within "swapins_by_cgroup /ms/leaf, against pswpin + swpin_zero" \
+	"$(awk '$1 == "/ms/leaf" { print $2 + 0 }' $D/swapins_by_cgroup)" "$swapped" 1
 row() { awk -v p="$1" '!/^#/ && $1 == p { print $2, $3 }' $D/pressure_by_cgroup; }
 diag "rows: $(grep -v '^#' $D/pressure_by_cgroup | tr '\n' ';') memcg reclaim $reclaim us"
 expect_ge "memcg reclaim timed by the vmscan tracepoints (us)" "$reclaim" 50000

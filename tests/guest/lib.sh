@@ -147,6 +147,29 @@ expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: got $2, want $3"
 	diag "$1: $2 (want $3)"
 }
+# expect_pgfault WHAT GOT PGFAULT RETRIES: a faults_by_cgroup row (GOT)
+# against its memcg's memory.stat pgfault, v2's or v1's (read 3 s after
+# the faults: memory.stat is flushed from per-CPU counters every 2 s);
+# RETRIES, faults_retry's move meanwhile.
+expect_pgfault() {
+	if kver_ge 6 4; then
+		# From 6.4 a call that returns VM_FAULT_RETRY is not counted in
+		# pgfault (mm_account_fault()); its retry is.  faults counts calls.
+		diag "$1: ${2:-0}, memory.stat pgfault $3, retries (all) $4"
+		{ [ "${2:-0}" -ge "$3" ] && [ "${2:-0}" -le $(($3 + $4)) ]; } ||
+			fail "$1: ${2:-0}, want pgfault $3 + at most $4 retries"
+	elif kver_ge 5 13; then
+		expect_eq "$1 (memory.stat pgfault)" "${2:-0}" "$3"
+	else
+		# Before 5.13 (rstat, 2d146aa3aa84), memory.stat shows only what
+		# each CPU has passed up in batches of MEMCG_CHARGE_BATCH (32)
+		# events: up to 32 per CPU less than happened, and never more.
+		_lag=$((32 * $(nproc)))
+		diag "$1: ${2:-0}, memory.stat pgfault $3 (lags by at most $_lag)"
+		{ [ "${2:-0}" -ge "$3" ] && [ "${2:-0}" -le $(($3 + _lag)) ]; } ||
+			fail "$1: ${2:-0}, want pgfault $3 + at most $_lag in per-CPU batches"
+	fi
+}
 # expect_within WHAT GOT WANT PERCENT: |got - want| <= want * percent / 100
 expect_within() {
 	awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN {

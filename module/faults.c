@@ -49,6 +49,7 @@ static struct ms_table ms_table_faults_by_cgroup = {
 	X(faults, "Page faults (handle_mm_fault calls, as /proc/vmstat pgfault).") \
 	X(faults_major, "Major page faults (VM_FAULT_MAJOR).")		\
 	X(faults_retry, "Page faults that returned VM_FAULT_RETRY.")	\
+	X(faults_vma_lock_retry, "Attempts under the VMA lock alone that gave way to the mmap lock: not faults (the retry is one).") \
 	X(faults_error, "Page faults that returned VM_FAULT_ERROR.")	\
 	X(faults_user, "Page faults from user mode.")			\
 	X(faults_kernel, "Page faults from kernel mode.")		\
@@ -72,6 +73,8 @@ enum { MS_FR_PID, MS_FR_FILE, MS_FR_CGROUP, MS_NR_FR };
 
 struct ms_fault_data {
 	u64 start;
+	unsigned int flags;	/* handle_mm_fault()'s */
+	unsigned int class;	/* MS_faults_anon and the like */
 	struct ms_fault_row r[MS_NR_FR];
 };
 
@@ -176,7 +179,9 @@ static __always_inline void ms_fault_enter(struct ms_fault_data *d, struct pt_re
 	ms_stat_inc(faults, flags & FAULT_FLAG_USER ? MS_faults_user : MS_faults_kernel);
 	if (flags & FAULT_FLAG_WRITE)
 		ms_stat_inc(faults, MS_faults_write);
-	ms_stat_inc(faults, ms_fault_class(vma));
+	d->flags = flags;
+	d->class = ms_fault_class(vma);
+	ms_stat_inc(faults, d->class);
 
 	/* A kretprobe entry handler runs with preemption disabled. */
 	cpu = smp_processor_id();
@@ -197,7 +202,8 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 	s64 lat = ktime_get_mono_fast_ns() - d->start;
 	int i;
 
-	ms_hist_add(fault_latency_ns, max_t(s64, lat, 0));
+	if (!((ret & VM_FAULT_RETRY) && (d->flags & MS_FAULT_FLAG_VMA_LOCK)))
+		ms_hist_add(fault_latency_ns, max_t(s64, lat, 0));
 	if (ret & VM_FAULT_MAJOR) {
 		ms_stat_inc(faults, MS_faults_major);
 		for (i = 0; i < MS_NR_FR; i++) {
@@ -208,8 +214,29 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 				__ms_row_add(ms_fault_tables[i], row, 1, 1);
 		}
 	}
-	if (ret & VM_FAULT_RETRY)
+	if ((ret & VM_FAULT_RETRY) && (d->flags & MS_FAULT_FLAG_VMA_LOCK)) {
+		/*
+		 * An attempt under the VMA lock alone that gave up (6.4 on;
+		 * RHEL 9.6 gives up every read fault that fault-around did not
+		 * map): the arch code takes the mmap lock and calls again, and
+		 * that call is the fault, for pgfault (6.4 on), the task's
+		 * min_flt and perf alike.  Uncount this one; its major stays,
+		 * as pgmajfault counts the read where it starts.
+		 */
+		ms_stat_inc(faults, MS_faults_vma_lock_retry);
+		ms_stat_add(faults, d->flags & FAULT_FLAG_USER ? MS_faults_user : MS_faults_kernel, -1);
+		if (d->flags & FAULT_FLAG_WRITE)
+			ms_stat_add(faults, MS_faults_write, -1);
+		ms_stat_add(faults, d->class, -1);
+		for (i = 0; i < MS_NR_FR; i++) {
+			struct ms_row *row = d->r[i].row;
+
+			if (row && READ_ONCE(row->key) == d->r[i].key)
+				__ms_row_add(ms_fault_tables[i], row, 0, -1);
+		}
+	} else if (ret & VM_FAULT_RETRY) {
 		ms_stat_inc(faults, MS_faults_retry);
+	}
 	if (ret & VM_FAULT_ERROR)
 		ms_stat_inc(faults, MS_faults_error);
 }
@@ -311,10 +338,12 @@ const struct ms_family ms_faults_cgroup_family = {
 /*
  * stats' `faults` is the probe's hits (the fault path counts once, not
  * twice), plus the faults the kretprobe had no instance for (or hit
- * recursively), `faults_unclassified`: those ran no handler.
+ * recursively), `faults_unclassified`: those ran no handler; less the
+ * attempts under the VMA lock that gave way to the mmap lock.
  */
 static void ms_faults_stats_raw(u64 *v)
 {
 	v[MS_faults_unclassified] += ms_probe_missed_now(&ms_fault_probe);
-	v[MS_faults] += ms_probe_hits(&ms_fault_probe) + v[MS_faults_unclassified];
+	v[MS_faults] += ms_probe_hits(&ms_fault_probe) + v[MS_faults_unclassified] -
+			v[MS_faults_vma_lock_retry];
 }

@@ -24,7 +24,7 @@ expect_eq "faults probe misses" "$missed" 0
 df=$(d faults); dr=$(d faults_retry); dv=$(d pgfault)
 diag "faults $df, retries $dr, pgfault $dv"
 expect_ge "pgfault delta" "$dv" 20000
-if kver_ge 6 4; then
+if pgfault_skips_retries; then
 	expect_within "faults - faults_retry vs pgfault (>= 6.4)" $((df - dr)) "$dv" 0.1
 else
 	expect_within "faults vs pgfault (< 6.4)" "$df" "$dv" 0.1

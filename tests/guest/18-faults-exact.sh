@@ -9,8 +9,8 @@
 #  - the latency histogram has one sample per classified fault;
 #  - the CLI's totals show the unclassified ones.
 # With each hook the kernel offers: an fprobe where memscope can use one
-# (6.5 to 6.13 built with CONFIG_FPROBE, as the kernel's own config in
-# /boot says), and a kretprobe (fault_hook=kretprobe, and the default
+# (6.5 to 6.13, or a backport, built with CONFIG_FPROBE, as the kernel's
+# own config in /boot says), and a kretprobe (fault_hook=kretprobe, and the default
 # elsewhere).  `version` names the hook; ftrace's enabled_functions must
 # show that hook's handler on handle_mm_fault.  A bad fault_hook fails the
 # load with a message that says what to write.
@@ -23,7 +23,11 @@ T=/sys/kernel/tracing
 cfg=/boot/config-$(uname -r)
 [ -r "$cfg" ] || fail "no $cfg: the kernel's config tells which hook to expect"
 hooks=kretprobe default=kretprobe
-if grep -qx CONFIG_FPROBE=y "$cfg" && kver_ge 6 5 && ! kver_ge 6 14; then
+# The fprobe memscope uses is 6.5's to 6.13's, or a backport of it: RHEL
+# 9.6's 5.14, whose own fprobe.h (in the tree it was built from) says so.
+fph=/lib/modules/$(uname -r)/build/source/include/linux/fprobe.h
+if grep -qx CONFIG_FPROBE=y "$cfg" && { { kver_ge 6 5 && ! kver_ge 6 14; } ||
+	grep -qs 'unsigned long ret_ip, struct pt_regs \*regs,' "$fph"; }; then
 	hooks="fprobe kretprobe" default=fprobe
 fi
 diag "CONFIG_FPROBE: $(grep '^CONFIG_FPROBE=' "$cfg" || echo unset); hooks: $hooks"
@@ -82,7 +86,7 @@ for hook in $hooks; do
 	# The probes file, read later, has these misses and the readers' own.
 	expect_ge "the faults probe's misses (read after stats)" \
 		"$(awk '$1 == "faults" { print $5 }' $D/probes)" "$(snap_get /tmp/s1 faults_unclassified)"
-	if kver_ge 6 4; then
+	if pgfault_skips_retries; then
 		# pgfault leaves out calls that return VM_FAULT_RETRY; the retries of
 		# unclassified faults are not known, so faults is an upper bound.
 		expect_within "faults - faults_retry vs pgfault (>= 6.4)" $((df - dr)) "$dv" 1

@@ -62,7 +62,7 @@ if [ -z "$pcpu" ]; then
 			"$(probe_state "$p")" unavailable:no_percpu_tracepoints
 	done
 fi
-if kver_ge 6 1; then
+if ! has_tp kmem/kmalloc_node; then
 	expect_eq "kmalloc_node at load (merged into kmalloc in 6.1)" \
 		"$(probe_state kmalloc_node)" unavailable:merged_into_kmalloc
 else
@@ -78,7 +78,7 @@ echo enable memleak > $D/control || fail "enable memleak"
 for p in $PROBES; do
 	expect_eq "probe $p after enable memleak" "$(probe_state "$p")" attached
 done
-if kver_ge 6 1; then
+if ! has_tp kmem/kmalloc_node; then
 	expect_eq "kmalloc_node (merged into kmalloc in 6.1)" "$(probe_state kmalloc_node)" \
 		unavailable:merged_into_kmalloc
 else
@@ -288,7 +288,7 @@ if dmesg | grep -q 'memscope: this kernel cannot keep netlink groups to CAP_SYS_
 	exit 0
 fi
 slab="kfree kmem_cache_free kmalloc kmem_cache_alloc"
-kver_ge 6 1 || slab="$slab kmalloc_node kmem_cache_alloc_node"
+has_tp kmem/kmalloc_node && slab="$slab kmalloc_node kmem_cache_alloc_node"
 for p in $slab; do
 	echo enable "$p" > $D/control || fail "enable $p"
 done

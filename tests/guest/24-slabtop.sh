@@ -28,7 +28,7 @@ expect_eq "slab header" "$(head -n 1 $D/slab)" "# cache allocs frees bytes"
 for p in slab_alloc slab_free; do
 	expect_eq "probe $p at load" "$(probe_state "$p")" disabled
 done
-if kver_ge 6 1; then
+if ! has_tp kmem/kmem_cache_alloc_node; then
 	# 6.1's kmem_cache_alloc event fires for the _node and _lru calls too.
 	expect_eq "slab_alloc_node" "$(probe_state slab_alloc_node)" unavailable:merged_into_slab_alloc
 	expect_eq "slab_alloc_lru" "$(probe_state slab_alloc_lru)" unavailable:merged_into_slab_alloc

@@ -7,29 +7,90 @@
  * once per attempt: a first touch of a huge page is one call.  A retried
  * fault (VM_FAULT_RETRY, e.g. waiting on userfaultfd) is a second call, as
  * it is for hfaults.bt.
+ *
+ * But for an attempt under the VMA lock alone (FAULT_FLAG_VMA_LOCK, 6.4
+ * on), which 6.4 to 6.9 and RHEL 9.6's 5.14 give up at once ("TODO:
+ * Handle faults under the VMA lock") for the arch code to call again under
+ * the mmap lock: that is one fault, as faults.c counts it.  Only the
+ * return tells such an attempt from a fault, so where the flag exists the
+ * probe is a kretprobe, which counts on entry and takes back an attempt
+ * that gave way; elsewhere a kprobe.  `version` says which
+ * (hugetlb_hook).  A call that finds no free kretprobe instance is
+ * counted in hugetlb_faults, from the probe's misses, but in no row.
  */
+#include <linux/mm.h>
 #include <linux/sched.h>
 
 #include "memscope.h"
 
-#define MS_HUGETLB_STATS(X) X(hugetlb_faults, "hugetlb_fault calls.")
-MS_STAT_SET(hugetlb, MS_HUGETLB_STATS);
+#define MS_HUGETLB_STATS(X)						\
+	X(hugetlb_faults, "hugetlb_fault calls, less attempts under the VMA lock that gave way.") \
+	X(hugetlb_vma_lock_retry, "hugetlb_fault attempts under the VMA lock alone that gave way to the mmap lock: not faults.")
+static void ms_hugetlb_stats_raw(u64 *v);
+MS_STAT_SET(hugetlb, MS_HUGETLB_STATS, .raw = ms_hugetlb_stats_raw);
 
 static struct ms_table ms_table_hugetlb_by_pid = {
 	.file = "hugetlb_by_pid", .header = "# pid comm faults",
 	.kind = MS_TK_TASK, .ncols = 1,
 };
 
-static int ms_hugetlb_pre(struct kprobe *kp, struct pt_regs *regs)
+static struct ms_probe ms_hugetlb_probe;
+
+/* The row a call counted in, its key then, and hugetlb_fault()'s flags. */
+struct ms_hugetlb_data {
+	struct ms_row *row;
+	u64 key;
+	unsigned int flags;
+};
+
+static __always_inline struct ms_row *ms_hugetlb_count(void)
 {
 	struct ms_row *row;
 
-	ms_hit(container_of(kp, struct ms_probe, kp));
+	ms_hit(&ms_hugetlb_probe);
 	ms_stat_inc(hugetlb, MS_hugetlb_faults);
 	row = ms_table_get_task(&ms_table_hugetlb_by_pid);
 	if (row)
 		__ms_row_add(&ms_table_hugetlb_by_pid, row, 0, 1);
+	return row;
+}
+
+static int ms_hugetlb_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	ms_hugetlb_count();
 	return 0;
+}
+
+static int ms_hugetlb_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ms_hugetlb_data *d = (struct ms_hugetlb_data *)ri->data;
+
+	d->flags = ms_arg(regs, 3);	/* hugetlb_fault(mm, vma, address, flags) */
+	d->row = ms_hugetlb_count();
+	d->key = d->row ? READ_ONCE(d->row->key) : 0;
+	return 0;
+}
+
+static int ms_hugetlb_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ms_hugetlb_data *d = (struct ms_hugetlb_data *)ri->data;
+	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
+
+	if (!((ret & VM_FAULT_RETRY) && (d->flags & MS_FAULT_FLAG_VMA_LOCK)))
+		return 0;
+	ms_stat_inc(hugetlb, MS_hugetlb_vma_lock_retry);
+	ms_stat_add(hugetlb, MS_hugetlb_faults, -1);
+	/* Not if the row was reused for another process meanwhile. */
+	if (d->row && READ_ONCE(d->row->key) == d->key)
+		__ms_row_add(&ms_table_hugetlb_by_pid, d->row, 0, -1);
+	return 0;
+}
+
+/* The calls the kretprobe had no instance for ran no handler. */
+static void ms_hugetlb_stats_raw(u64 *v)
+{
+	if (ms_hugetlb_probe.kind == MS_KRETPROBE)
+		v[MS_hugetlb_faults] += ms_probe_missed_now(&ms_hugetlb_probe);
 }
 
 static const char *const ms_hugetlb_targets[] = { "hugetlb_fault", NULL };
@@ -37,18 +98,31 @@ static const char *const ms_hugetlb_targets[] = { "hugetlb_fault", NULL };
 static struct ms_probe ms_hugetlb_probe = {
 	.name = "hugetlb",
 	.targets = ms_hugetlb_targets,
-	.kind = MS_KPROBE,
+	.kind = MS_FAULT_FLAG_VMA_LOCK ? MS_KRETPROBE : MS_KPROBE,
 	.pre_handler = ms_hugetlb_pre,
+	.entry_handler = ms_hugetlb_entry,
+	.ret_handler = ms_hugetlb_return,
+	.data_size = sizeof(struct ms_hugetlb_data),
 	/* Without hugetlb pages hugetlb_fault() is a stub that is never called. */
 	.unsupported = IS_ENABLED(CONFIG_HUGETLB_PAGE) ? NULL : "config_hugetlb_page_disabled",
 };
 
+static void ms_hugetlb_version(struct seq_file *m)
+{
+	seq_printf(m, "hugetlb_hook %s\n",
+		   ms_hugetlb_probe.kind == MS_KRETPROBE ? "kretprobe" : "kprobe");
+}
+
 static int ms_hugetlb_init(void)
 {
+	/* A huge page's fault sleeps (allocation, zeroing): a few per CPU. */
+	if (ms_hugetlb_probe.kind == MS_KRETPROBE)
+		ms_hugetlb_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
 	return ms_probe_add(&ms_hugetlb_probe) ?: ms_table_add(&ms_table_hugetlb_by_pid) ?:
 	       ms_stat_set_add(&ms_hugetlb_stats);
 }
 
 const struct ms_family ms_hugetlb_family = {
 	.init = ms_hugetlb_init,
+	.version = ms_hugetlb_version,
 };

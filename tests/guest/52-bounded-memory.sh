@@ -26,7 +26,8 @@ MANY=/tmp/bounded-files
 # The formula, as docs/testing.md writes it ("560 T + ... + 99552"),
 # over T, R, C (possible CPUs), P (the .ko's .data..percpu size), N (the
 # probes, each with a hit counter per CPU: the lines of `probes`), H
-# (1 when the fault hook is an fprobe), L (memleak's table slots), D
+# (1 when the fault hook is an fprobe), V (1 when the hugetlb hook is a
+# kretprobe), L (memleak's table slots), D
 # (frames per user stack), S (swap residency entries), O (oom_ring_size)
 # and Q (1 where the pressure family hooks its sites).
 formula=$(sed -n 's/^ *memory_bytes = //p' "$TOP/docs/testing.md")
@@ -41,7 +42,7 @@ CPUS=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, a, "-");
 EV=$(($(echo "$formula" | sed -n 's/.* \([0-9]*\) R .*/\1/p') / 5))
 [ "$EV" -gt 0 ] || fail "no 'N R' term in the formula"
 footprint() {	# footprint TABLE_SIZE RING_SIZE
-	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v N="$NPROBES" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v U="$UF" -v K="$K" -v Q="$Q" \
+	awk -v T="$1" -v R="$2" -v O="$OR" -v C="$CPUS" -v P="$PCPU" -v N="$NPROBES" -v H="$H" -v L="$L" -v D="$UD" -v S="$SW" -v U="$UF" -v K="$K" -v Q="$Q" -v V="$V" \
 		"function max(a, b) { return a > b ? a : b } BEGIN { printf \"%d\", $expr }"
 }
 pages() { echo $((($1 + 4095) / 4096)); }
@@ -81,6 +82,7 @@ for tr in "1024 256 32768 32 16384 64 0" "16 16 4096 1 1024 16 0" "3000 1000 500
 	[ "$7" = 0 ] || expect_eq "pressure_hooks=1: its probes listed" $Q 1
 	expect_eq "version: oom_ring_size" "$(sed -n 's/^oom_ring_size //p' $D/version)" "$OR"
 	H=0; grep -qx 'fault_hook fprobe' $D/version && H=1
+	V=0; grep -qx 'hugetlb_hook kretprobe' $D/version && V=1
 	NPROBES=$(grep -vc '^#' $D/probes)
 	K=$(sed -n 's/^kretprobe_instance_bytes //p' $D/version)
 	L=$(pow2 "$3") UD=$4 SW=$(pow2 "$5") UF=$(sed -n 's/^ustack_files //p' $D/version)

@@ -4,8 +4,9 @@
  * Copyright (C) 2026 The memscope authors.
  *
  * A test fixture, not part of memscope.  A kprobe on the function zswap's
- * load calls to decompress (zswap_decompress from 6.5, zswap_frontswap_load
- * before) spins, once armed, in the first call made by task `pid`, until
+ * load calls to decompress (zswap_decompress on 6.12, upstream's
+ * __zswap_load before it on RHEL 9.6, zswap_frontswap_load on 6.1)
+ * spins, once armed, in the first call made by task `pid`, until
  * `release` is set (or 10 s pass): the task is then between memscope's
  * entry and return handlers on the zswap load, the window a `reset` must
  * not break.  `held` says the task is in there; `arm` goes back to 0.
@@ -32,7 +33,9 @@ static int held;
 module_param(held, int, 0400);
 MODULE_PARM_DESC(held, "1 while a task is held, then 2 once it went on");
 
-static const char *const mshold_symbols[] = { "zswap_decompress", "zswap_frontswap_load" };
+static const char *const mshold_symbols[] = {
+	"zswap_decompress", "__zswap_load", "zswap_frontswap_load"
+};
 
 static int mshold_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -64,7 +67,7 @@ static int __init mshold_init(void)
 		memset(&mshold_kp, 0, sizeof(mshold_kp));
 		mshold_kp.pre_handler = mshold_pre;
 	}
-	pr_err("mshold: none of zswap_decompress, zswap_frontswap_load can be probed (%d)\n", err);
+	pr_err("mshold: none of zswap_decompress, __zswap_load, zswap_frontswap_load can be probed (%d)\n", err);
 	return err;
 }
 

@@ -15,8 +15,9 @@
  * return tells such an attempt from a fault, so where the flag exists the
  * probe is a kretprobe, which counts on entry and takes back an attempt
  * that gave way; elsewhere a kprobe.  `version` says which
- * (hugetlb_hook).  A call that finds no free kretprobe instance is
- * counted in hugetlb_faults, from the probe's misses, but in no row.
+ * (hugetlb_hook).  A call that finds no free kretprobe instance is a
+ * miss, as a kprobe's hit inside another handler is: `probes` counts
+ * them and the CLI says what they make short.
  */
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -26,8 +27,7 @@
 #define MS_HUGETLB_STATS(X)						\
 	X(hugetlb_faults, "hugetlb_fault calls, less attempts under the VMA lock that gave way.") \
 	X(hugetlb_vma_lock_retry, "hugetlb_fault attempts under the VMA lock alone that gave way to the mmap lock: not faults.")
-static void ms_hugetlb_stats_raw(u64 *v);
-MS_STAT_SET(hugetlb, MS_HUGETLB_STATS, .raw = ms_hugetlb_stats_raw);
+MS_STAT_SET(hugetlb, MS_HUGETLB_STATS);
 
 static struct ms_table ms_table_hugetlb_by_pid = {
 	.file = "hugetlb_by_pid", .header = "# pid comm faults",
@@ -84,13 +84,6 @@ static int ms_hugetlb_return(struct kretprobe_instance *ri, struct pt_regs *regs
 	if (d->row && READ_ONCE(d->row->key) == d->key)
 		__ms_row_add(&ms_table_hugetlb_by_pid, d->row, 0, -1);
 	return 0;
-}
-
-/* The calls the kretprobe had no instance for ran no handler. */
-static void ms_hugetlb_stats_raw(u64 *v)
-{
-	if (ms_hugetlb_probe.kind == MS_KRETPROBE)
-		v[MS_hugetlb_faults] += ms_probe_missed_now(&ms_hugetlb_probe);
 }
 
 static const char *const ms_hugetlb_targets[] = { "hugetlb_fault", NULL };

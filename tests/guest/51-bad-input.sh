@@ -44,7 +44,7 @@ MM="time_ns=$N pid=$N comm=$F size=$N prot=[-r][-w][-x]\\+? flags=$F off=$N err=
 SHM="time_ns=$N pid=$N comm=$F call=(shmget key=0x[0-9a-f]{8} size=$N flags=$F id=-?$N|shmat id=-?$N flags=$F|shmdt|shmctl id=-?$N cmd=$F) err=-?$N"
 grammar() {	# grammar FILE: the ERE every line of FILE must match
 	case $1 in
-	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|memleak_size $N memleak_sample $N|ustack_depth $N|ustack_files $N|unwind_bytes $N|swap_residency_size $N|kretprobe_instance_bytes $N|oom_ring_size $N|uleak size $N stacks $N|uleak unavailable:[a-z_]+|tables( [a-z_]+)+)\$" ;;
+	version) echo "^(memscope [0-9.]+ $F|memory_bytes $N cpus $N table_size $N ring_size $N|format $N|fault_hook (fprobe|kretprobe)|hugetlb_hook (kprobe|kretprobe)|memleak_size $N memleak_sample $N|ustack_depth $N|ustack_files $N|unwind_bytes $N|swap_residency_size $N|kretprobe_instance_bytes $N|oom_ring_size $N|uleak size $N stacks $N|uleak unavailable:[a-z_]+|tables( [a-z_]+)+)\$" ;;
 	probes) echo "^(# name target state hits missed|[a-z_0-9]+ $F (attached|disabled|unavailable:[a-z_0-9]+) $N $N)\$" ;;
 	stats) echo "^[a-z_0-9]+ $N\$" ;;
 	faults_by_pid) echo "^(# pid comm faults major|$N $F $N $N)\$" ;;

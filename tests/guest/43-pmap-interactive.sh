@@ -15,7 +15,8 @@
 #    alternate screen; the same after the process exits (the screen says
 #    so) and after SIGTERM;
 #  - as nobody, on its own process: the screen says the PFN and flags need
-#    root, and the bytes are there; no process, and no terminal: errors.
+#    root, and the bytes are there, or with Yama's ptrace_scope 1, that
+#    setting; no process, and no terminal: errors.
 # Needs no module.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -27,11 +28,12 @@ kver_ge 5 4 || lacks "MADV_PAGEOUT (Linux 5.4+)"
 SOCK=/tmp/t43.sock
 PAGE=$(getconf PAGESIZE)
 [ "$PAGE" = 4096 ] || fail "the test knows 4 KiB pages, this kernel has $PAGE"
-pid='' npid=''
+pid='' npid='' scope=none
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	tmux -S "$SOCK" kill-server 2>/dev/null
+	[ "$scope" = none ] || echo "$scope" > /proc/sys/kernel/yama/ptrace_scope
 	for p in $pid $npid; do kill "$p" 2>/dev/null; done
 	zram_swap_off
 }
@@ -231,9 +233,35 @@ wait_row nobody "$nbase" "A.AA...A....SS.."
 keys nobody Right Right Right Right Right Right Right Enter
 wait_for nobody ": present, PFN hidden: it needs root (CAP_SYS_ADMIN)"
 wait_for nobody "kpageflags, map count: need root (CAP_SYS_ADMIN), run memscope as root to see them"
-wait_for nobody "MEMSCOPE-PAGE-07"
+# /proc/PID/mem takes ptrace's attach access, which Yama's ptrace_scope 1
+# (its kernel default: a bare RHEL 9 kernel has it, Debian patches it to
+# 0) grants only to ancestors, owner or not.  Then the screen must name
+# that setting, not tell the owner to be the owner; and with 0, the bytes.
+ys=/proc/sys/kernel/yama/ptrace_scope
+scope=$(cat $ys 2>/dev/null || echo none)
+if [ "$scope" != none ] && [ "$scope" != 0 ]; then
+	wait_for nobody "Yama's kernel.yama.ptrace_scope is $scope"
+else
+	wait_for nobody "MEMSCOPE-PAGE-07"
+fi
 keys nobody q
 restored nobody
+if [ "$scope" != none ]; then
+	other=$([ "$scope" = 0 ] && echo 1 || echo 0)
+	echo "$other" > $ys || fail "cannot set $ys to $other"
+	pane yama "$NOBODY $CLI pmap -i -p $npid --map $nbase 2> /tmp/t43.yama.err"
+	wait_row yama "$nbase" "A.AA...A....SS.."
+	keys yama Right Right Right Right Right Right Right Enter
+	if [ "$other" = 1 ]; then
+		wait_for yama "Yama's kernel.yama.ptrace_scope is 1"
+	else
+		wait_for yama "MEMSCOPE-PAGE-07"
+	fi
+	keys yama q
+	restored yama
+	echo "$scope" > $ys
+	diag "nobody, ptrace_scope $scope and $other: the bytes with 0, Yama named with 1"
+fi
 
 # --- no such process, on a terminal; and no terminal
 pane gone "$CLI pmap -i -p 2147483647"

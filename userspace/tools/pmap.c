@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "memscope.h"
@@ -53,13 +54,47 @@ void pm_free_maps(struct pm_proc *p)
 	p->n = 0;
 }
 
+/*
+ * What to do when /proc/PID/{mem,pagemap,smaps} is refused: they take
+ * ptrace's read access.  An owner is refused too where Yama's ptrace_scope
+ * is 1 or more (its kernel default; Debian's patch makes it 0, RHEL's
+ * sysctl.d sets 0, a bare RHEL kernel keeps 1): say so, not "be the owner".
+ */
+const char *pm_access_advice(int64_t pid, char *buf, size_t len)
+{
+	char path[64];
+	struct stat st;
+	int scope = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRId64, pid);
+	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	if (f) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	if (scope > 0 && geteuid() != 0 && !stat(path, &st) && st.st_uid == geteuid())
+		snprintf(buf, len, "Yama's kernel.yama.ptrace_scope is %d, which lets only %s read another process's memory: run as root%s",
+			 scope, scope == 1 ? "its ancestors and root" : "root",
+			 scope == 1 ? ", or set kernel.yama.ptrace_scope=0" : "");
+	else
+		snprintf(buf, len, "run as root or as the process's owner");
+	return buf;
+}
+
 static int pm_open_err(const char *path, int64_t pid)
 {
+	char advice[160];
+
 	if (errno == ENOENT || errno == ESRCH)
 		print_error("no process %" PRId64 " (%s is gone), check the PID with ps -e", pid, path);
-	else if (errno == EACCES || errno == EPERM)
-		print_error("cannot read %s: %s, run as root or as the process's owner", path,
-			    strerror(errno));
+	else if (errno == EACCES || errno == EPERM) {
+		const char *why = strerror(errno);
+
+		print_error("cannot read %s: %s, %s", path, why,
+			    pm_access_advice(pid, advice, sizeof(advice)));
+	}
 	else
 		print_error("cannot read %s: %s", path, strerror(errno));
 	return -1;

@@ -63,6 +63,7 @@ int pm_walk(struct pm_proc *p, struct pm_map *m, char *map);
 const struct pm_map *pm_find(const struct pm_proc *p, uint64_t addr);
 uint64_t pm_kpageflags(struct pm_proc *p, uint64_t pfn);
 uint64_t pm_kpagecount(struct pm_proc *p, uint64_t pfn);
+const char *pm_access_advice(int64_t pid, char *buf, size_t len);
 
 struct ms_opts;
 /* pmapi.c: pmap -i, the map on a terminal, -d SECONDS apart. */

@@ -546,9 +546,13 @@ static void pi_read_detail(const struct pi_view *v, uint64_t addr, struct pi_det
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && pread(fd, d->bytes, sizeof(d->bytes), (off_t)addr) == (ssize_t)sizeof(d->bytes))
 		d->have_bytes = true;
-	else if (errno == EACCES || errno == EPERM)
-		snprintf(d->why, sizeof(d->why), "cannot read %s: %s, run as root or as the process's owner",
-			 path, strerror(errno));
+	else if (errno == EACCES || errno == EPERM) {
+		int err = errno;
+		char advice[160];
+
+		snprintf(d->why, sizeof(d->why), "cannot read %s: %s, %s", path, strerror(err),
+			 pm_access_advice(v->pid, advice, sizeof(advice)));
+	}
 	else
 		snprintf(d->why, sizeof(d->why), "cannot read %s: %s", path, strerror(errno));
 	if (fd >= 0)

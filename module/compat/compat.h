@@ -487,6 +487,26 @@ ms_css_next_pre(struct cgroup_subsys_state *pos, struct cgroup_subsys_state *roo
 	return NULL;
 }
 
+/*
+ * The online cgroup of @id in @root's subtree, referenced, or
+ * ERR_PTR(-ENOENT).  Online only, as the id lookup from 5.15 (rmdir
+ * removes the kernfs node): a removed cgroup lingers in its parent's
+ * children until its last reference goes, and is "deleted".  Under
+ * rcu_read_lock().
+ */
+static inline struct cgroup *ms_css_find_id(struct cgroup_subsys_state *root, u64 id)
+{
+	struct cgroup_subsys_state *pos;
+
+	for (pos = root; pos; pos = ms_css_next_pre(pos, root)) {
+		if (cgroup_id(pos->cgroup) != id)
+			continue;
+		if (css_tryget_online(&pos->cgroup->self))
+			return pos->cgroup;
+		break;
+	}
+	return ERR_PTR(-ENOENT);
+}
 #endif /* CONFIG_CGROUPS && MS_HAVE_CSS_SET_DFL_CGRP */
 
 /*
@@ -539,25 +559,13 @@ static inline int ms_cgroup_id_path(u64 id, char *buf, size_t len)
 
 static inline struct cgroup *ms_cgroup_get_from_id(u64 id)
 {
-	struct cgroup *root, *found = ERR_PTR(-ENOENT);
-	struct cgroup_subsys_state *pos;
+	struct cgroup *root, *found;
 
 	root = cgroup_get_from_path("/");
 	if (IS_ERR(root))
 		return root;
 	rcu_read_lock();
-	for (pos = &root->self; pos; pos = ms_css_next_pre(pos, &root->self)) {
-		if (cgroup_id(pos->cgroup) != id)
-			continue;
-		/*
-		 * Online only, as the id lookup from 5.15 (rmdir removes the
-		 * kernfs node): a removed cgroup lingers in its parent's
-		 * children until its last reference goes, and is "deleted".
-		 */
-		if (css_tryget_online(&pos->cgroup->self))
-			found = pos->cgroup;
-		break;
-	}
+	found = ms_css_find_id(&root->self, id);
 	rcu_read_unlock();
 	cgroup_put(root);
 	return found;
@@ -600,22 +608,15 @@ static inline int ms_cgroup_path(struct cgroup *cgrp, char *buf, size_t len)
  */
 static inline struct cgroup *ms_cgroup_v1_get_from_id(u64 id)
 {
-	struct cgroup_subsys_state *root, *pos;
 	struct cgroup *found = ERR_PTR(-ENOENT);
+	struct cgroup *memroot;
 	struct css_set *cset;
 
 	rcu_read_lock();
 	cset = task_css_set(current);
-	root = &cset->subsys[memory_cgrp_id]->cgroup->root->cgrp.self;
-	if (root->cgroup->root == cset->dfl_cgrp->root)
-		root = NULL;
-	for (pos = root; pos; pos = ms_css_next_pre(pos, root)) {
-		if (cgroup_id(pos->cgroup) != id)
-			continue;
-		if (css_tryget_online(&pos->cgroup->self))
-			found = pos->cgroup;
-		break;
-	}
+	memroot = &cset->subsys[memory_cgrp_id]->cgroup->root->cgrp;
+	if (memroot->root != cset->dfl_cgrp->root)
+		found = ms_css_find_id(&memroot->self, id);
 	rcu_read_unlock();
 	return found;
 }

@@ -11,12 +11,22 @@ need_root
 [ -w /proc/sys/vm/compact_memory ] || lacks "CONFIG_COMPACTION"
 WRITES=400
 
+# RHEL 9 builds io_uring in but turns it off (kernel.io_uring_disabled=2,
+# the sysctl 6.6 added): on for this test, as root may, and back after.
+IUD=/proc/sys/kernel/io_uring_disabled
+iud=$(cat "$IUD" 2>/dev/null)
+
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[ -n "${rpid:-}" ] && kill "$rpid" 2>/dev/null
+	[ -n "$iud" ] && echo "$iud" > "$IUD"
 	ms_unload 2>/dev/null
 }
 trap cleanup EXIT
+if [ -n "$iud" ] && [ "$iud" != 0 ]; then
+	echo 0 > "$IUD" || fail "cannot set $IUD to 0 (it was $iud)"
+	diag "kernel.io_uring_disabled was $iud: 0 for this test"
+fi
 # A ring that holds every event the writes make (400 x up to 4 zones):
 # the test is about concurrent readers, not about a reader that falls a
 # ring behind, which a busy TCG host can make the default 256 do.

@@ -48,7 +48,7 @@ static struct ms_table ms_table_faults_by_cgroup = {
 #define MS_FAULT_STATS(X)						\
 	X(faults, "Page faults (handle_mm_fault calls, as /proc/vmstat pgfault).") \
 	X(faults_major, "Major page faults (VM_FAULT_MAJOR).")		\
-	X(faults_retry, "Page faults that returned VM_FAULT_RETRY.")	\
+	X(faults_retry, "Page faults that returned VM_FAULT_RETRY, but for faults_vma_lock_retry's.") \
 	X(faults_vma_lock_retry, "Attempts under the VMA lock alone that gave way to the mmap lock: not faults (the retry is one).") \
 	X(faults_error, "Page faults that returned VM_FAULT_ERROR.")	\
 	X(faults_user, "Page faults from user mode.")			\
@@ -200,9 +200,10 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 {
 	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 	s64 lat = ktime_get_mono_fast_ns() - d->start;
+	bool gave_way = (ret & VM_FAULT_RETRY) && (d->flags & MS_FAULT_FLAG_VMA_LOCK);
 	int i;
 
-	if (!((ret & VM_FAULT_RETRY) && (d->flags & MS_FAULT_FLAG_VMA_LOCK)))
+	if (!gave_way)
 		ms_hist_add(fault_latency_ns, max_t(s64, lat, 0));
 	if (ret & VM_FAULT_MAJOR) {
 		ms_stat_inc(faults, MS_faults_major);
@@ -214,7 +215,7 @@ static __always_inline void ms_fault_exit(struct ms_fault_data *d, struct pt_reg
 				__ms_row_add(ms_fault_tables[i], row, 1, 1);
 		}
 	}
-	if ((ret & VM_FAULT_RETRY) && (d->flags & MS_FAULT_FLAG_VMA_LOCK)) {
+	if (gave_way) {
 		/*
 		 * An attempt under the VMA lock alone that gave up (6.4 on;
 		 * RHEL 9.6 gives up every read fault that fault-around did not

@@ -834,12 +834,27 @@ struct ms_family {
 	X(syscalls) X(ustacks) X(swres) X(allocstall) X(ufile) X(unwind)	\
 	X(uleak) X(pressure)
 /*
- * ufile.c: user stack frames as (file, offset), in probe context, under
- * the mmap lock that ms_ufile_lock() tries for (false: busy, counted).
+ * ufile.c: user stack frames as (file, offset), in probe context.  A
+ * stack's walk finds its VMAs through a struct ms_uvma: under the mmap
+ * lock, the caller's or one ms_uvma_begin() tries for, or, where that is
+ * busy and the kernel has per-VMA locks, each VMA under its own lock in
+ * turn.  A VMA (or the whole walk) that could not be had is counted once
+ * per stack in ustack_mm_busy, by ms_uvma_end().
  */
-bool ms_ufile_lock(struct mm_struct *mm);
+struct ms_uvma {
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;	/* the last one found, or NULL */
+	struct vm_area_struct *held;	/* a fault's VMA, locked by the fault */
+	u8 mode;			/* MS_UVMA_* */
+	bool busy;			/* some VMA's lock could not be had */
+};
+
+bool ms_uvma_begin(struct ms_uvma *w, struct mm_struct *mm, bool mm_locked,
+		   struct vm_area_struct *held);
+struct vm_area_struct *ms_uvma_find(struct ms_uvma *w, unsigned long a);
+void ms_uvma_end(struct ms_uvma *w);
 unsigned long ms_ufile_frame(const struct vm_area_struct *vma, unsigned long a);
-void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n);
+void ms_ufile_frames(struct ms_uvma *w, unsigned long *ip, unsigned int n);
 /* A user stack's hash, for the tables keyed by stack. */
 static __always_inline u64 ms_ustack_hash(const unsigned long *ip, unsigned int n)
 {
@@ -853,14 +868,15 @@ static __always_inline u64 ms_ustack_hash(const unsigned long *ip, unsigned int 
 }
 
 /* ustack.c: the running task's user stack, as file frames where it can. */
-unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max, bool mm_locked);
+unsigned int ms_ustack_frames(unsigned long *ip, unsigned int max, bool mm_locked,
+			      struct vm_area_struct *held);
 void ms_seq_frames(struct seq_file *m, const unsigned long *f, unsigned int depth);
 /* uleak.c: memleak -p's file, which starts a session and ends it when closed. */
 extern const struct file_operations ms_uleak_fops;
 extern const struct ms_proc_ops ms_uleak_proc_ops;
 /* unwind.c: the walk by unwind tables, under that lock, and their file. */
 bool ms_unwind_loaded(void);
-unsigned int ms_unwind_walk(struct mm_struct *mm, struct pt_regs *regs, unsigned long *ip,
+unsigned int ms_unwind_walk(struct ms_uvma *w, struct pt_regs *regs, unsigned long *ip,
 			    unsigned int max);
 extern const struct file_operations ms_unwind_fops;
 extern const struct ms_proc_ops ms_unwind_proc_ops;

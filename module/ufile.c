@@ -24,15 +24,17 @@
  * (a chroot, a container), so only the CLI, by the device and
  * /proc/self/mountinfo, knows where the file is in its own view.
  *
- * The VMAs are found with find_vma() under mmap_read_trylock(): the fault
- * path holds the lock for read already (or, from 6.4, only the faulting
- * VMA's lock), brk's system call exit holds nothing, and a trylock is
- * right in both, as the kernel's own __vmf_anon_prepare() takes it.  It
- * fails while a writer holds or waits for the lock: the stack then keeps
- * its raw addresses, counted in ustack_mm_busy, and names from
- * /proc/PID/maps while its process runs.  PREEMPT_RT's rwsem unlock must
- * not run with interrupts off, so an interrupts-off probe (an int3
- * kprobe) does the same there.
+ * The VMAs are found with find_vma() under the mmap lock: a fault holds
+ * it for reading already (from 6.4, or only the faulting VMA's lock),
+ * brk's system call exit holds nothing, and then a trylock is right, as
+ * the kernel's own __vmf_anon_prepare() takes it.  It fails while a
+ * writer holds or waits for the lock.  Where the kernel has per-VMA locks
+ * (6.4 on, RHEL 9.6), each VMA is then taken by its own lock, as a fault
+ * would (ms_uvma_find()), and only the frames in a VMA being changed stay
+ * raw.  Before, the stack keeps its raw addresses.  Either is counted in
+ * ustack_mm_busy, and named from /proc/PID/maps while its process runs.
+ * PREEMPT_RT's rwsem unlock must not run with interrupts off, so an
+ * interrupts-off probe (an int3 kprobe) keeps raw addresses there.
  *
  * The table is bounded (ustack_files slots, allocated at load) and is not
  * cleared by `reset`: rows name slots, and slots live until unload.  A
@@ -96,7 +98,7 @@ static char *ms_ufile_buf;		/* the worker's: a path, then ELF headers */
 
 #define MS_UFILE_STATS(X)						\
 	X(ustack_files_full, "User stack frames left as addresses: the table of files (ustack_files) had no free slot for theirs.") \
-	X(ustack_mm_busy, "User stacks left as addresses: their address space was being changed (mmap lock taken for writing).")
+	X(ustack_mm_busy, "User stacks left as addresses, in whole or in part: their address space was being changed (the mmap lock, or a VMA's own lock, taken for writing).")
 MS_STAT_SET(ufile, MS_UFILE_STATS);
 
 static void ms_ufile_work_fn(struct work_struct *work);
@@ -148,25 +150,83 @@ static int ms_ufile_slot(struct file *file)
 	return -1;
 }
 
+enum { MS_UVMA_MM_HELD, MS_UVMA_MM_TAKEN, MS_UVMA_PER_VMA };
+
 /*
- * Take @mm's mmap lock for reading for a stack's walk and its frames, if
- * it can be had without waiting: false, counted, if not.  Probe context.
+ * Begin a walk of @mm's VMAs for a stack.  @mm_locked: the current task
+ * holds @mm's mmap lock already (a fault's).  Else the lock is taken for
+ * the walk if it can be had without waiting; else, where the kernel has
+ * per-VMA locks, each VMA is read-locked by its own lock as the walk
+ * comes to it, as a fault under FAULT_FLAG_VMA_LOCK takes its own: a
+ * writer changes only the VMAs it write-locked, and the others can be
+ * read meanwhile.  @held, if not NULL, is a VMA the caller has locked
+ * (the fault's).  False, counted in ustack_mm_busy, if none of that can
+ * be had.  Probe context.
  */
-bool ms_ufile_lock(struct mm_struct *mm)
+bool ms_uvma_begin(struct ms_uvma *w, struct mm_struct *mm, bool mm_locked,
+		   struct vm_area_struct *held)
 {
-	if (!mm)
-		return false;
-	if ((IS_ENABLED(CONFIG_PREEMPT_RT) && irqs_disabled()) || !ms_mmap_read_trylock(mm)) {
-		ms_stat_inc(ufile, MS_ustack_mm_busy);
-		return false;
+	*w = (struct ms_uvma){ .mm = mm, .held = held, .mode = MS_UVMA_MM_HELD };
+	if (mm_locked)
+		return true;
+	/* PREEMPT_RT's rwsem unlock must not run with interrupts off. */
+	if (mm && !(IS_ENABLED(CONFIG_PREEMPT_RT) && irqs_disabled())) {
+		w->mode = MS_UVMA_MM_TAKEN;
+		if (ms_mmap_read_trylock(mm))
+			return true;
+		w->mode = MS_UVMA_PER_VMA;
+		if (MS_HAVE_VMA_READ_LOCK)
+			return true;
 	}
-	return true;
+	ms_stat_inc(ufile, MS_ustack_mm_busy);
+	return false;
+}
+
+/*
+ * The VMA of @w's mm that holds user address @a, or NULL (none, or its
+ * lock busy: then @w->busy).  It stays valid until the next call or
+ * ms_uvma_end(): the previous one is left when the walk leaves it.
+ */
+struct vm_area_struct *ms_uvma_find(struct ms_uvma *w, unsigned long a)
+{
+	struct vm_area_struct *vma = w->vma;
+
+	if (vma && a >= vma->vm_start && a < vma->vm_end)
+		return vma;
+	if (w->mode != MS_UVMA_PER_VMA) {
+		vma = find_vma(w->mm, a);
+		w->vma = vma && a >= vma->vm_start ? vma : NULL;
+		return w->vma;
+	}
+	if (vma && vma != w->held)
+		ms_vma_read_unlock(vma);
+	vma = w->held;
+	if (!vma || a < vma->vm_start || a >= vma->vm_end) {
+		vma = ms_vma_read_trylock(w->mm, a);
+		if (IS_ERR(vma)) {
+			w->busy = true;
+			vma = NULL;
+		}
+	}
+	w->vma = vma;
+	return vma;
+}
+
+/* End @w's walk: its locks given back, a busy VMA counted. */
+void ms_uvma_end(struct ms_uvma *w)
+{
+	if (w->mode == MS_UVMA_MM_TAKEN)
+		ms_mmap_read_unlock(w->mm);
+	if (w->mode == MS_UVMA_PER_VMA && w->vma && w->vma != w->held)
+		ms_vma_read_unlock(w->vma);
+	if (w->busy)
+		ms_stat_inc(ufile, MS_ustack_mm_busy);
 }
 
 /*
  * User address @a as a file frame (MEMSCOPE_FRAME_FILE) if @vma, the VMA
  * that holds it or NULL, maps a file; else @a.  Probe context, preemption
- * off, the mm's lock held (ms_ufile_lock()); never sleeps, never faults.
+ * off, @vma found through a struct ms_uvma; never sleeps, never faults.
  */
 unsigned long ms_ufile_frame(const struct vm_area_struct *vma, unsigned long a)
 {
@@ -186,25 +246,16 @@ unsigned long ms_ufile_frame(const struct vm_area_struct *vma, unsigned long a)
 
 /*
  * Each of the @n user addresses at @ip as a file frame where it lies in a
- * file mapping of @mm, as ms_ufile_frame() does.
+ * file mapping found through @w, as ms_ufile_frame() does.
  */
-void ms_ufile_frames(struct mm_struct *mm, unsigned long *ip, unsigned int n)
+void ms_ufile_frames(struct ms_uvma *w, unsigned long *ip, unsigned int n)
 {
-	struct vm_area_struct *vma = NULL;
 	unsigned int i;
 
 	if (!ms_ufiles)
 		return;
-	for (i = 0; i < n; i++) {
-		unsigned long a = ip[i];
-
-		if (!vma || a < vma->vm_start || a >= vma->vm_end) {
-			vma = find_vma(mm, a);
-			if (vma && a < vma->vm_start)
-				vma = NULL;
-		}
-		ip[i] = ms_ufile_frame(vma, a);
-	}
+	for (i = 0; i < n; i++)
+		ip[i] = ms_ufile_frame(ms_uvma_find(w, ip[i]), ip[i]);
 }
 
 /*

@@ -279,7 +279,7 @@ static u32 ms_ul_stack(void)
 
 	preempt_disable();
 	ip = *this_cpu_ptr(&ms_uleak_buf);
-	n = ms_ustack_frames(ip, ms_ustack_depth, false);
+	n = ms_ustack_frames(ip, ms_ustack_depth, false, NULL);
 	h = ms_ustack_hash(ip, n) | 1;	/* 0: a free slot */
 	for (i = 0; i < MS_ULEAK_REACH; i++) {
 		u32 s = (h + i) & mask;

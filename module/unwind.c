@@ -389,27 +389,23 @@ static bool ms_unwind_step(const struct vm_area_struct *vma, struct ms_uregs *r)
  * The running task's user stack from @regs, up to @max pcs at @ip, by
  * the tables and, between them, frame pointers; each frame in a file
  * mapping already a file frame (ms_ufile_frame()).  Probe context, with
- * preemption off and @mm's mmap lock held (ufile.c's trylock): never
- * sleeps, never faults.
+ * preemption off, the VMAs found through @w (ufile.c): never sleeps,
+ * never faults.
  */
-unsigned int ms_unwind_walk(struct mm_struct *mm, struct pt_regs *regs, unsigned long *ip,
+unsigned int ms_unwind_walk(struct ms_uvma *w, struct pt_regs *regs, unsigned long *ip,
 			    unsigned int max)
 {
 	struct ms_uregs r = {
 		.pc = instruction_pointer(regs), .sp = ms_user_sp(regs),
 		.fp = ms_user_fp(regs), .fp_ok = true, .exact = true,
 	};
-	struct vm_area_struct *vma = NULL;
+	struct vm_area_struct *vma;
 	unsigned int n = 0;
 
 	rcu_read_lock();
 	pagefault_disable();
 	while (n < max) {
-		if (!vma || r.pc < vma->vm_start || r.pc >= vma->vm_end) {
-			vma = find_vma(mm, r.pc);
-			if (vma && r.pc < vma->vm_start)
-				vma = NULL;
-		}
+		vma = ms_uvma_find(w, r.pc);
 		/* The frame as (file, offset) now, with the VMA in hand. */
 		ip[n++] = ms_ufile_frame(vma, r.pc);
 		if (n == max || !ms_unwind_step(vma, &r))

@@ -139,6 +139,54 @@ static inline void ms_tracepoint_unregister(struct tracepoint *tp, const char *n
 #endif /* MS_HAVE_FAULT_FLAG_VMA_LOCK */
 
 /*
+ * [6.4, 6.15) and RHEL 9.6, with CONFIG_PER_VMA_LOCK: the VMA of @mm that
+ * holds @addr, read-locked by its own lock, as lock_vma_under_rcu() (not
+ * exported) takes it: looked up under RCU (VMAs are freed after a grace
+ * period there), then a trylock that fails while a writer has or waits
+ * for it, then checked that it was not detached or moved meanwhile.
+ * ERR_PTR(-EBUSY) if it could not be had, NULL if no VMA holds @addr.
+ * Never sleeps: probe context.  Unlock with ms_vma_read_unlock().
+ */
+#if defined(MS_HAVE_VMA_START_READ) && defined(CONFIG_PER_VMA_LOCK)
+#define MS_HAVE_VMA_READ_LOCK 1
+static inline struct vm_area_struct *ms_vma_read_trylock(struct mm_struct *mm,
+							 unsigned long addr)
+{
+	unsigned long index = addr;
+	struct vm_area_struct *vma;
+
+	rcu_read_lock();
+	vma = mt_find(&mm->mm_mt, &index, addr);
+	if (vma) {
+		if (!vma_start_read(vma)) {
+			vma = ERR_PTR(-EBUSY);
+		} else if (vma->detached || addr < vma->vm_start || addr >= vma->vm_end) {
+			vma_end_read(vma);
+			vma = ERR_PTR(-EBUSY);
+		}
+	}
+	rcu_read_unlock();
+	return vma;
+}
+
+static inline void ms_vma_read_unlock(struct vm_area_struct *vma)
+{
+	vma_end_read(vma);
+}
+#else
+#define MS_HAVE_VMA_READ_LOCK 0
+static inline struct vm_area_struct *ms_vma_read_trylock(struct mm_struct *mm,
+							 unsigned long addr)
+{
+	return ERR_PTR(-EBUSY);
+}
+
+static inline void ms_vma_read_unlock(struct vm_area_struct *vma)
+{
+}
+#endif /* MS_HAVE_VMA_START_READ && CONFIG_PER_VMA_LOCK */
+
+/*
  * [4.4, 4.5): shmem pages counted as file pages (no MM_SHMEMPAGES): the
  * shmem RSS is unknown, -1, as the kernel's "Killed process" line then
  * leaves it out.

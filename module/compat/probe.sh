@@ -35,6 +35,10 @@ has include/linux/mm.h 'int handle_mm_fault\(struct mm_struct \*mm' && echo -DMS
 # A fault can run under its VMA's lock alone, without the mmap lock, from
 # 6.4 (RHEL 9.6 has it too).
 has include/linux/mm_types.h 'FAULT_FLAG_VMA_LOCK[[:space:]]*=' && echo -DMS_HAVE_FAULT_FLAG_VMA_LOCK
+# A VMA's own read lock as lock_vma_under_rcu() takes it (6.4 on, RHEL
+# 9.6): vma_start_read(vma) in mm.h, and the detached flag.
+has include/linux/mm.h 'bool vma_start_read\(struct vm_area_struct \*vma\)' &&
+	has include/linux/mm_types.h 'bool detached;' && echo -DMS_HAVE_VMA_START_READ
 # struct oom_control came in 4.3.
 has include/linux/oom.h 'struct oom_control \{' && echo -DMS_HAVE_OOM_CONTROL
 # oom_kill_process() took the victim, points, totalpages and memcg as

@@ -73,14 +73,14 @@ compare() {
 	name=$1 comm=$2 p=$T/$1
 	shift 2
 	echo enable faultstacks > $D/control || fail "enable faultstacks"
-	# faults_by_stack counts every handle_mm_fault() call: with an
-	# attempt under the VMA lock alone that gave way to the mmap lock
-	# (6.4 on, RHEL 9.6), which faults leaves out, the retries are both.
-	r0=$(($(ms_stat faults_retry) + $(ms_stat faults_vma_lock_retry))) k0=$(ms_stat faults_kernel)
+	# faults_by_stack leaves out an attempt under the VMA lock alone that
+	# gave way to the mmap lock (6.4 on, RHEL 9.6), as faults does: the
+	# retries are faults_retry's alone.
+	r0=$(ms_stat faults_retry) k0=$(ms_stat faults_kernel)
 	perf record -q -m 16384 -e page-faults -c 1 --call-graph dwarf,8192 -o "$p.data" -- "$@" \
 		> /dev/null 2> "$p.perf" || fail "perf record $*: $(tail -n 3 "$p.perf")"
 	echo disable faultstacks > $D/control || fail "disable faultstacks"
-	retries=$(($(ms_stat faults_retry) + $(ms_stat faults_vma_lock_retry) - r0)) kfaults=$(($(ms_stat faults_kernel) - k0))
+	retries=$(($(ms_stat faults_retry) - r0)) kfaults=$(($(ms_stat faults_kernel) - k0))
 	perf script -i "$p.data" -F comm,pid,ip,dso --no-inline > "$p.script" 2>> "$p.perf" ||
 		fail "perf script: $(tail -n 3 "$p.perf")"
 	# None lost, none throttled: perf's count is every fault.

@@ -317,16 +317,18 @@ static void ms_ufile_read_elf(struct ms_ufile *u, struct file *f, char *buf)
 static void ms_ufile_name(struct ms_ufile *u)
 {
 	struct file *f = u->file;
+	/* The layer's under an overlay: the slot's device and inode are its. */
+	struct dentry *d = ms_file_dentry(f);
 	char *p;
 
-	p = dentry_path_raw(f->f_path.dentry, ms_ufile_buf, PAGE_SIZE);
+	p = dentry_path_raw(d, ms_ufile_buf, PAGE_SIZE);
 	if (IS_ERR(p)) {
 		strscpy(u->path, "-", sizeof(u->path));
 	} else {
 		u->truncated = strlen(p) >= sizeof(u->path);
 		strscpy(u->path, p, sizeof(u->path));
 	}
-	if (d_unlinked(f->f_path.dentry) || !file_inode(f)->i_nlink)
+	if (d_unlinked(d) || !file_inode(f)->i_nlink)
 		u->deleted = 1;
 	ms_ufile_read_elf(u, f, ms_ufile_buf);
 	u->file = NULL;

@@ -128,6 +128,7 @@ static int ms_unwind_load(int fd, const char __user *ubuf, size_t size)
 {
 	size_t cost = size + sizeof(struct ms_unwind_tab);
 	struct ms_unwind_tab *t;
+	struct inode *inode;
 	const char *why;
 	struct file *f;
 	void *blob;
@@ -161,10 +162,15 @@ static int ms_unwind_load(int fd, const char __user *ubuf, size_t size)
 	if (!f)
 		goto err_free;
 	err = -EINVAL;
-	if (S_ISREG(file_inode(f)->i_mode)) {
-		t->ino = file_inode(f)->i_ino;
-		t->dev = file_inode(f)->i_sb->s_dev;
-		t->gen = file_inode(f)->i_generation;
+	/*
+	 * Keyed as the VMAs that map it name it: an overlay's file by the
+	 * layer's inode under it (the CLI may open the overlay's path).
+	 */
+	inode = ms_real_inode(f->f_path.dentry);
+	if (inode && S_ISREG(inode->i_mode)) {
+		t->ino = inode->i_ino;
+		t->dev = inode->i_sb->s_dev;
+		t->gen = inode->i_generation;
 		err = 0;
 	}
 	fput(f);

@@ -396,6 +396,30 @@ static inline long ms_copy_from_user_nofault(void *dst, const void __user *src, 
 #endif /* MS_HAVE_COPY_FROM_USER_NOFAULT */
 
 /*
+ * The file behind a path, as the VMAs that map it name it: overlayfs's
+ * layer file, where /proc/PID/map_files resolves to the overlay's (6.1
+ * opens the layer's file with the overlay's path, a fake one; from 6.8
+ * it names the overlay's too).  trace_uprobe.c and bpf's uprobe_multi
+ * take d_real_inode() too.  d_real_inode() came in 4.7.
+ */
+#ifdef MS_HAVE_D_REAL_INODE
+#define ms_real_inode(dentry) d_real_inode(dentry)
+#else
+#define ms_real_inode(dentry) d_inode(dentry)
+#endif /* MS_HAVE_D_REAL_INODE */
+
+/*
+ * The dentry of the file a VMA maps, in the filesystem that has it: an
+ * overlay's layer file opened with the overlay's path (4.19 to 6.5) has
+ * the overlay's in f_path; file_dentry() (4.6 on) gives the layer's.
+ */
+#ifdef MS_HAVE_FILE_DENTRY
+#define ms_file_dentry(f) file_dentry(f)
+#else
+#define ms_file_dentry(f) ((f)->f_path.dentry)
+#endif /* MS_HAVE_FILE_DENTRY */
+
+/*
  * [3.10, 5.8): mm->mmap_sem, before the mmap_lock wrappers.  A trylock only:
  * the callers are in probe context.
  */

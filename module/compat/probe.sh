@@ -209,6 +209,8 @@ has include/linux/uprobes.h 'bool \(\*filter\)\(struct uprobe_consumer \*self, s
 has include/linux/uprobes.h 'struct pt_regs \*regs, __u64 \*data' && echo -DMS_HAVE_UPROBE_HANDLER_DATA
 # d_real_inode(): the inode under an overlay, from 4.7.
 has include/linux/dcache.h 'd_real_inode\(' && echo -DMS_HAVE_D_REAL_INODE
+# file_dentry(): the dentry under an overlay's file, from 4.6.
+has include/linux/fs.h 'struct dentry \*file_dentry\(' && echo -DMS_HAVE_FILE_DENTRY
 # mmgrab() and linux/sched/mm.h came in 4.11.
 has include/linux/sched/mm.h 'void mmgrab\(' && echo -DMS_HAVE_MMGRAB
 exit 0

@@ -89,17 +89,6 @@ static inline void ms_uprobe_unregister_sync(void)
 	struct uprobe_consumer *self, unsigned long func, struct pt_regs *regs
 #endif /* MS_HAVE_UPROBE_HANDLER_DATA */
 
-/*
- * The file behind a path, as the VMAs that map it name it: overlayfs's
- * lower file, which /proc/PID/map_files resolves to the overlay's from
- * 6.8 (trace_uprobe.c and bpf's uprobe_multi take d_real_inode() too).
- */
-#ifdef MS_HAVE_D_REAL_INODE
-#define ms_real_inode(dentry) d_real_inode(dentry)
-#else
-#define ms_real_inode(dentry) d_inode(dentry)
-#endif /* MS_HAVE_D_REAL_INODE */
-
 /* [3.10, 4.11): no mmgrab(); the same reference, on mm_count. */
 #ifndef MS_HAVE_MMGRAB
 static inline void ms_mmgrab(struct mm_struct *mm)

@@ -20,19 +20,23 @@
 #   - A python3 started after faults --stacks: the tool loads its files'
 #     tables as it runs, and the faults it takes once they are in (the
 #     difference of two --kept reads) are again 90% in named stacks of 5
-#     frames or more.
+#     frames or more.  It runs from an overlay filesystem, as in a
+#     container: its VMA maps the layer's file, not the overlay's, and the
+#     table must be that file's, the frames named from it.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(uname -m)" = x86_64 ] || skip "unwind tables are followed on x86-64 only"
 PY=/usr/bin/python3.11
 [ -x $PY ] || skip "no $PY"
 FIFO=/tmp/t39.fifo
+OVL=/tmp/t39.ovl
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	exec 3>&- 2>/dev/null
 	[ -n "${tool:-}" ] && kill -INT "$tool" 2>/dev/null && wait "$tool"
 	ms_unload 2>/dev/null
 	rm -f "$FIFO"
+	umount "$OVL" "$OVL.up" "$OVL.low" 2>/dev/null
 }
 trap cleanup EXIT
 libc=$(ldd $PY | awk '$1 ~ /^libc\.so/ { print $3 }')
@@ -160,7 +164,16 @@ expect_eq "brk calls of sbrker from main;grow;grow_heap;sbrk" \
 	"$(awk '/;main;grow;grow_heap;(__)?sbrk;/ { t += $NF } END { print t + 0 }' /tmp/t39.brk)" 9
 
 # The tool first, python3 after it: no table for python3.11 until the tool
-# sees the new process and loads one.
+# sees the new process and loads one.  Its python3.11 is a copy on an
+# overlay's lower layer (a tmpfs), run from the overlay with the system's
+# library: the VMA maps the layer's file, whose inode is not the one
+# open() of the overlay's path gives, so the table must be found through
+# the mapping, and the frames named by the layer's file.
+{ mkdir -p $OVL $OVL.low $OVL.up && mount -t tmpfs none $OVL.low && mount -t tmpfs none $OVL.up &&
+	mkdir $OVL.up/u $OVL.up/w && cp $PY $OVL.low/ &&
+	mount -t overlay overlay -o lowerdir=$OVL.low,upperdir=$OVL.up/u,workdir=$OVL.up/w $OVL; } ||
+	fail "an overlay with python3.11 on its lower layer"
+PY=$OVL.low/python3.11
 ms_load
 # Its report (of this shell only: -p) is not the point, what it loads is.
 "$CLI" faults --stacks -p $$ > /dev/null 2> /tmp/t39.tool &
@@ -174,7 +187,7 @@ done
 has_table() { awk -v i="$(ino "$1")" '$2 == i { f = 1 } END { exit !f }' $D/unwind_tables; }
 has_table $PY && fail "a table for $PY before any python3 ran"
 { rm -f $FIFO && mkfifo $FIFO; } || fail "mkfifo"
-$PY -c '
+PYTHONHOME=/usr $OVL/python3.11 -c '
 import os, sys
 print(os.getpid(), flush=True)
 sys.stdin.read()

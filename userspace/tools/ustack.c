@@ -881,24 +881,30 @@ static bool preload_has(struct preload *p, const char *path, unsigned int major,
  */
 static void preload_line(struct preload *p, const char *pid, const char *line)
 {
-	char perms[8], range[40], mf[320], err[512];
+	char perms[8], mf[320], err[512];
 	unsigned int major, minor;
+	uint64_t start, end, ino;
 	const char *path;
-	uint64_t ino;
 	struct stat st;
 	struct kkey k;
 	int at = 0, r;
 
-	if (sscanf(line, "%39[0-9a-f-] %7s %*x %x:%x %" SCNu64 " %n", range, perms, &major,
-		   &minor, &ino, &at) != 5 || !at || perms[2] != 'x' || !ino)
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*x %x:%x %" SCNu64 " %n", &start, &end,
+		   perms, &major, &minor, &ino, &at) != 6 || !at || perms[2] != 'x' || !ino)
 		return;
 	k = fid(major, minor, ino);
 	if (kset_has(&p->tried, &k))
 		return;
 	kset_add(&p->tried, &k);
-	snprintf(mf, sizeof(mf), "/proc/%s/map_files/%s", pid, range);
+	/* Named without the maps' leading zeros: 400000-41f000, not 00400000-... */
+	snprintf(mf, sizeof(mf), "/proc/%s/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
 	path = mf;
-	if (stat(path, &st) || st.st_ino != ino) {
+	/*
+	 * Not checked against the maps' inode: an overlay's file, which
+	 * map_files names where the layer's is mapped, may show another
+	 * (xino), and the module keys it by the layer's.
+	 */
+	if (stat(path, &st)) {
 		path = line + at;
 		if (*path != '/' || strstr(path, " (deleted)") || stat(path, &st) ||
 		    st.st_ino != ino || major(st.st_dev) != major || minor(st.st_dev) != minor)

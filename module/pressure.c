@@ -85,7 +85,10 @@ static atomic_t ms_pressure_nr_stalled;
 struct ms_pressure_group {
 	struct cgroup_subsys_state *css;
 	atomic_t users;		/* task slots whose groups have it */
-	u64 total[2];		/* ns: some, full; under ms_pressure.lock */
+	/* Under ms_pressure.lock: as the system's (ms_pressure), per cgroup. */
+	u64 total[2];		/* ns: some, full */
+	u64 avg_total[2];
+	unsigned long avg[2][3];
 };
 static struct ms_pressure_group ms_pressure_groups[MS_PRESSURE_GROUPS];
 static DECLARE_BITMAP(ms_pressure_groups_used, MS_PRESSURE_GROUPS);
@@ -687,7 +690,9 @@ static void ms_pressure_groups_release(void)
 			memset(per_cpu_ptr(ms_pressure_groups_cpu, cpu)->prev[g], 0,
 			       sizeof(per_cpu_ptr(ms_pressure_groups_cpu, cpu)->prev[g]));
 		}
-		grp->total[0] = grp->total[1] = 0;
+		memset(grp->total, 0, sizeof(grp->total));
+		memset(grp->avg_total, 0, sizeof(grp->avg_total));
+		memset(grp->avg, 0, sizeof(grp->avg));
 		raw_spin_lock_irqsave(&ms_pressure_groups_lock, flags);
 		clear_bit(g, ms_pressure_groups_used);
 		WRITE_ONCE(grp->css, NULL);
@@ -769,12 +774,41 @@ static unsigned long ms_fixed_power(unsigned long x, unsigned int n)
 	return result;
 }
 
-/* PSI's update_averages(): one sample per period, the overage deferred. */
+/*
+ * One period's sample of @total (some, full) into @avg_total and the
+ * averages @avg, after @missed periods with none, as PSI's calc_avgs().
+ */
+static void ms_pressure_avgs(const u64 *total, u64 *avg_total, unsigned long (*avg)[3],
+			     u64 period, unsigned long missed)
+{
+	int s, w;
+
+	for (s = 0; s < 2; s++) {
+		u64 sample = min(total[s] - avg_total[s], period);
+		unsigned long pct;
+
+		avg_total[s] += sample;
+		pct = div64_u64(sample * 100, max(period, 1ULL)) * MS_FIXED_1;
+		for (w = 0; w < 3; w++) {
+			if (missed)
+				avg[s][w] = ms_calc_load(avg[s][w],
+							 ms_fixed_power(ms_psi_exp[w], missed), 0);
+			avg[s][w] = ms_calc_load(avg[s][w], ms_psi_exp[w], pct);
+		}
+	}
+}
+
+/*
+ * PSI's update_averages(): one sample per period, the overage deferred;
+ * the system's, and each cgroup's on the same periods, as each group of
+ * the kernel's has its own.  A row claimed within a period starts from
+ * zero, its first sample what it stalled since.
+ */
 static void ms_pressure_update_averages(u64 now)
 {
 	u64 expires = ms_pressure.avg_next_update, period;
 	unsigned long missed = 0;
-	int s, w;
+	int g;
 
 	if (now - expires >= MS_PSI_PERIOD)
 		missed = div64_u64(now - expires, MS_PSI_PERIOD);
@@ -782,19 +816,12 @@ static void ms_pressure_update_averages(u64 now)
 	period = now - (ms_pressure.avg_last_update + missed * MS_PSI_PERIOD);
 	ms_pressure.avg_last_update = now;
 
-	for (s = 0; s < 2; s++) {
-		u64 sample = min(ms_pressure.total[s] - ms_pressure.avg_total[s], period);
-		unsigned long pct;
+	ms_pressure_avgs(ms_pressure.total, ms_pressure.avg_total, ms_pressure.avg, period,
+			 missed);
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
+		struct ms_pressure_group *grp = &ms_pressure_groups[g];
 
-		ms_pressure.avg_total[s] += sample;
-		pct = div64_u64(sample * 100, max(period, 1ULL)) * MS_FIXED_1;
-		for (w = 0; w < 3; w++) {
-			unsigned long *avg = &ms_pressure.avg[s][w];
-
-			if (missed)
-				*avg = ms_calc_load(*avg, ms_fixed_power(ms_psi_exp[w], missed), 0);
-			*avg = ms_calc_load(*avg, ms_psi_exp[w], pct);
-		}
+		ms_pressure_avgs(grp->total, grp->avg_total, grp->avg, period, missed);
 	}
 }
 
@@ -836,6 +863,18 @@ static int ms_pressure_show(struct seq_file *m)
 	return 0;
 }
 
+/* A cgroup's path, or its id where the path does not fit, as the tables say it. */
+static void ms_pressure_seq_group(struct seq_file *m, const struct ms_pressure_group *grp,
+				  char *path)
+{
+	int r = ms_css_path(grp->css, path, PATH_MAX);
+
+	if (r < 0 || r >= PATH_MAX)
+		seq_printf(m, "[id:%llu]", ms_css_id(grp->css));
+	else
+		ms_seq_escape(m, path);
+}
+
 static const struct ms_text ms_pressure_text = {
 	.file = "pressure",
 	.show = ms_pressure_show,
@@ -858,13 +897,8 @@ static int ms_pressure_by_cgroup_show(struct seq_file *m)
 	seq_puts(m, "# cgroup some_us full_us\n");
 	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
 		const struct ms_pressure_group *grp = &ms_pressure_groups[g];
-		int r = ms_css_path(grp->css, path, PATH_MAX);
 
-		/* A path too long for PATH_MAX: the id, as the tables say it. */
-		if (r < 0 || r >= PATH_MAX)
-			seq_printf(m, "[id:%llu]", ms_css_id(grp->css));
-		else
-			ms_seq_escape(m, path);
+		ms_pressure_seq_group(m, grp, path);
 		seq_printf(m, " %llu %llu\n", div_u64(grp->total[0], NSEC_PER_USEC),
 			   div_u64(grp->total[1], NSEC_PER_USEC));
 	}
@@ -876,6 +910,40 @@ static int ms_pressure_by_cgroup_show(struct seq_file *m)
 static const struct ms_text ms_pressure_by_cgroup_text = {
 	.file = "pressure_by_cgroup",
 	.show = ms_pressure_by_cgroup_show,
+};
+
+/*
+ * The same rows' running averages, as each one's memory.pressure's
+ * avg10, avg60 and avg300 would say them: some's three, then full's.
+ */
+static int ms_pressure_by_cgroup_avg_show(struct seq_file *m)
+{
+	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
+	int g, s, w;
+
+	if (!path)
+		return -ENOMEM;
+	mutex_lock(&ms_pressure.lock);
+	ms_pressure_update(ms_pair_now());
+	seq_puts(m, "# cgroup some_avg10 some_avg60 some_avg300 full_avg10 full_avg60 full_avg300\n");
+	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
+		const struct ms_pressure_group *grp = &ms_pressure_groups[g];
+
+		ms_pressure_seq_group(m, grp, path);
+		for (s = 0; s < 2; s++)
+			for (w = 0; w < 3; w++)
+				seq_printf(m, " %lu.%02lu", MS_LOAD_INT(grp->avg[s][w]),
+					   MS_LOAD_FRAC(grp->avg[s][w]));
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&ms_pressure.lock);
+	kfree(path);
+	return 0;
+}
+
+static const struct ms_text ms_pressure_by_cgroup_avg_text = {
+	.file = "pressure_by_cgroup_avg",
+	.show = ms_pressure_by_cgroup_avg_show,
 };
 
 /*
@@ -1094,7 +1162,7 @@ static int ms_pressure_init(void)
 		      ms_probe_add(&ms_pressure_enter_probe);
 	}
 	err = err ?: ms_stat_set_add(&ms_pressure_stats) ?: ms_text_add(&ms_pressure_text) ?:
-	      ms_text_add(&ms_pressure_by_cgroup_text);
+	      ms_text_add(&ms_pressure_by_cgroup_text) ?: ms_text_add(&ms_pressure_by_cgroup_avg_text);
 	if (err) {
 		free_percpu(ms_pressure_groups_cpu);
 		return err;

@@ -664,6 +664,41 @@ int ms_load_pressure_by_cgroup(struct ms_rows *t)
 	return 0;
 }
 
+/*
+ * The module's pressure_by_cgroup_avg, "cgroup" and the six averages; 1
+ * where the module has no such file (before it had one).
+ */
+int ms_load_pressure_by_cgroup_avg(struct ms_rows *t)
+{
+	static const char *const cols[] = { "cgroup", "some_avg10", "some_avg60", "some_avg300",
+					     "full_avg10", "full_avg60", "full_avg300" };
+	char *data;
+	size_t len, i;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	ret = ms_read_optional("pressure_by_cgroup_avg", &data, &len);
+	if (ret)
+		return ret;
+	ret = ms_parse_table(data, len, t);
+	free(data);
+	for (i = 0; !ret && i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (ms_table_col(t, cols[i]) != (int)i) {
+			ms_table_free(t);
+			memset(t, 0, sizeof(*t));
+			ret = -1;
+			snprintf(t->diag.msg, sizeof(t->diag.msg),
+				 "not the columns cgroup some_avg10 ... full_avg300");
+		}
+	if (ret) {
+		fail_malformed("pressure_by_cgroup_avg", t->diag.msg);
+		ms_table_free(t);
+		return -1;
+	}
+	ms_warn_diag("pressure_by_cgroup_avg", &t->diag);
+	return 0;
+}
+
 int ms_load_probes(struct ms_probe_lines *p, bool optional)
 {
 	char *data;

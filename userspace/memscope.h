@@ -194,6 +194,7 @@ int ms_load_hist(const char *name, struct ms_buckets *h, bool optional);
 int ms_load_probes(struct ms_probe_lines *p, bool optional);
 int ms_load_pressure(struct ms_psi *p);
 int ms_load_pressure_by_cgroup(struct ms_rows *t);
+int ms_load_pressure_by_cgroup_avg(struct ms_rows *t);
 /* The pressure family's probes, as ms_check_probes() patterns. */
 extern const char *const ms_pressure_probes[];
 void ms_warn_diag(const char *name, const struct ms_diag *d);

@@ -74,6 +74,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	events_format) echo "^[a-z_]+( [a-z_0-9]+:(uint|int|hex|bool|str)(:$N)?)+\$" ;;
 	pressure) echo "^(some|full) avg10=$N\\.[0-9]{2} avg60=$N\\.[0-9]{2} avg300=$N\\.[0-9]{2} total=$N\$" ;;
 	pressure_by_cgroup) echo "^(# cgroup some_us full_us|$F $N $N)\$" ;;
+	pressure_by_cgroup_avg) echo "^(# cgroup some_avg10 some_avg60 some_avg300 full_avg10 full_avg60 full_avg300|$F( $N\\.[0-9]{2}){6})\$" ;;
 	table_reuse) echo "^(# table rows events|[a-z_]+ $N $N)\$" ;;
 	stats_format) echo "^[a-z_0-9]+ (counter|gauge) [A-Za-z0-9_/(),.:;' -]+\$" ;;
 	*) fail "no grammar for $1" ;;

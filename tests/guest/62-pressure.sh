@@ -195,6 +195,36 @@ echo max > $CG/memory.max
 # Global direct reclaim: more anonymous memory than the guest has.
 measure "global reclaim" 50000 "$W/memhog" 300
 
+# The averages, in hundredths of a percent: the system's avg10 against
+# /proc/pressure/memory's, the memcg's (pressure_by_cgroup_avg) against
+# its memory.pressure's.  Both are PSI's calc_avgs(), but each on its own
+# 2 s clock: read 4 s after the last workload, when both have taken in
+# every stall, they can differ by one period's decay (18%) besides the
+# totals' own difference.  Not avg60 and avg300: the kernel's hold the
+# stalls of the tests before this one in its boot, memscope's only those
+# since it was loaded.  Not with the hooks: the averages are the same
+# code on the same totals, which 64 compares.
+if [ "$hooks" != 1 ]; then
+	sleep 4
+	cat /proc/pressure/memory > /tmp/k1; cat $D/pressure > /tmp/m1
+	cat $CG/memory.pressure > /tmp/kc1; cat $D/pressure_by_cgroup_avg > /tmp/ma1
+	# avg KIND WINDOW FILE: a PSI file's avgWINDOW of KIND, in hundredths.
+	avg() { awk -v k="$1" -v w="avg$2=" '$1 == k { for (i = 2; i <= NF; i++) if (index($i, w) == 1) {
+		v = substr($i, length(w) + 1); sub("\\.", "", v); print v + 0 } }' "$3"; }
+	# cg_avg KIND WINDOW: memscope's of the test's memcg, the same.
+	cg_avg() { awk -v p="${CG#/sys/fs/cgroup}" -v k="$1" -v w="$2" '$1 == p {
+		v = $((k == "full") * 3 + (w == 10 ? 2 : w == 60 ? 3 : 4)); sub("\\.", "", v); print v + 0 }' /tmp/ma1; }
+	for _k in some full; do
+		_t=$([ $_k = some ] && echo "$tol_some" || echo "$tol_full")
+		_c=$([ $_k = some ] && echo "$cg_tol_some" || echo "$cg_tol_full")
+		expect_ge "the kernel's $_k avg10 (hundredths)" "$(avg $_k 10 /tmp/k1)" 100
+		expect_within "$_k avg10, memscope's against the kernel's (hundredths)" \
+			"$(avg $_k 10 /tmp/m1)" "$(avg $_k 10 /tmp/k1)" $((_t + 20))
+		expect_within "${CG#/sys/fs/cgroup}'s $_k avg10, memscope's against memory.pressure's (hundredths)" \
+			"$(cg_avg $_k 10)" "$(avg $_k 10 /tmp/kc1)" $((_c + 20))
+	done
+fi
+
 # export names memscope's series, and never node_exporter's where the
 # kernel exports its own PSI (node_exporter does, from the same file).
 "$CLI" export --node-names > /tmp/e.prom || fail "memscope export --node-names failed"

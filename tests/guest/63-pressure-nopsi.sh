@@ -83,13 +83,18 @@ expect_ge "the memcg's full at most its some (us left)" $((csome - cfull)) 0
 # PSI's, it takes in a stall at the end of each 2 s period (and a
 # period's worth at most, the rest carried into the next): it peaks a
 # period or two after the stall, then decays by 1677/2048 a period.
+# The memcg's, in pressure_by_cgroup_avg, the same.
+cg_avg10() { awk -v p="${CG#/sys/fs/cgroup}" '$1 == p { v = $2; sub("\\.", "", v); print v + 0 }' \
+	$D/pressure_by_cgroup_avg; }
 sleep 3
-a1=$(field some avg10 | tr -d .)
+a1=$(field some avg10 | tr -d .) c1=$(cg_avg10)
 expect_ge "some avg10 3 s after the thrash, in hundredths of a percent" "$a1" 1
+expect_ge "the memcg's some avg10 3 s after the thrash, in hundredths of a percent" "$c1" 1
 sleep 6
-a2=$(field some avg10 | tr -d .)
+a2=$(field some avg10 | tr -d .) c2=$(cg_avg10)
 [ "$a2" -lt "$a1" ] || fail "some avg10 did not decay in 6 idle seconds: $a1 -> $a2 (hundredths)"
-diag "some avg10 decayed in 6 idle seconds: $a1 -> $a2 (hundredths of a percent)"
+[ "$c2" -lt "$c1" ] || fail "the memcg's some avg10 did not decay in 6 idle seconds: $c1 -> $c2 (hundredths)"
+diag "some avg10 decayed in 6 idle seconds: $a1 -> $a2, the memcg's $c1 -> $c2 (hundredths of a percent)"
 
 # memscope pressure: the file's totals, as a table and as JSON.
 "$CLI" pressure > /tmp/p.out || fail "memscope pressure failed"
@@ -107,11 +112,16 @@ expect_eq "memscope --netlink pressure: the totals, as the file's" \
 	"$(awk 'NR > 1 { print $1, $5 }' /tmp/p.out | tr '\n' ' ')"
 # pressure -c: the memcg's row, over files and over netlink alike.
 "$CLI" pressure -c "${CG#/sys/fs/cgroup}" > /tmp/pc.out || fail "memscope pressure -c failed"
+# Its columns: the cgroup, some's three averages and total, full's.  The
+# averages move every 2 s as they decay: the totals are compared.
 expect_eq "pressure -c: the memcg's row, as the file's" \
-	"$(awk 'NR > 1 { print $1, $2, $3 }' /tmp/pc.out)" \
+	"$(awk 'NR > 1 { print $1, $5, $9 }' /tmp/pc.out)" \
 	"${CG#/sys/fs/cgroup} $(cg some) $(cg full)"
+grep -Eq "^${CG#/sys/fs/cgroup} +([0-9]+\.[0-9]{2} +){3}[0-9]+ +([0-9]+\.[0-9]{2} +){3}[0-9]+\$" /tmp/pc.out ||
+	fail "pressure -c: not the memcg's averages and totals: $(cat /tmp/pc.out)"
 "$CLI" --netlink pressure -c "${CG#/sys/fs/cgroup}" > /tmp/pcn.out || fail "memscope --netlink pressure -c failed"
-expect_eq "pressure -c over netlink, as over files" "$(cat /tmp/pcn.out)" "$(cat /tmp/pc.out)"
+expect_eq "pressure -c over netlink, as over files" "$(awk '{ print $1, $5, $9 }' /tmp/pcn.out)" \
+	"$(awk '{ print $1, $5, $9 }' /tmp/pc.out)"
 # Interval mode, beside a thrash: its share of the interval stalled.
 sh -c 'echo $$ > "$0"/cgroup.procs && exec "$1" 64 4' $CG "$W/swap_churn" > /dev/null &
 churn=$!

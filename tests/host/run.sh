@@ -329,14 +329,26 @@ t_pressure_cg_fx() { mkdir -p "$T/pcg" && cp -r "$FX/basic/." "$T/pcg/" &&
 		'pressure_leave psi_memstall_leave attached 5 0' \
 		'pressure_enter psi_memstall_enter attached 5 0' >> "$T/pcg/probes" &&
 	printf '%s\n' '# cgroup some_us full_us' '/work 2500000 2400000' '/work/a 2000000 1900000' \
-		'/other 7 0' > "$T/pcg/pressure_by_cgroup"; }
+		'/other 7 0' > "$T/pcg/pressure_by_cgroup" &&
+	printf '%s\n' '# cgroup some_avg10 some_avg60 some_avg300 full_avg10 full_avg60 full_avg300' \
+		'/work 12.50 3.10 0.70 12.00 3.00 0.68' '/work/a 10.00 2.50 0.55 9.50 2.40 0.53' \
+		'/other 0.00 0.00 0.00 0.00 0.00 0.00' > "$T/pcg/pressure_by_cgroup_avg"; }
 t_pressure_cg() { t_pressure_cg_fx && ms --dir "$T/pcg" pressure -c /work; rc_is 0 &&
-	line_is 1 "CGROUP                                           SOME(us)         FULL(us)" &&
-	has_re '^/work +2500000 +2400000$' && has_re '^/work/a +2000000 +1900000$' && ! has '/other' &&
+	line_is 1 "CGROUP                                    SOME10  SOME60 SOME300         SOME(us)  FULL10  FULL60 FULL300         FULL(us)" &&
+	has_re '^/work +12\.50 +3\.10 +0\.70 +2500000 +12\.00 +3\.00 +0\.68 +2400000$' &&
+	has_re '^/work/a +10\.00 +2\.50 +0\.55 +2000000 +9\.50 +2\.40 +0\.53 +1900000$' && ! has '/other' &&
 	ms --dir "$T/pcg" -j pressure -c /work/a && rc_is 0 &&
-	has '"cgroups":[{"cgroup":"/work/a","some_us":2000000,"full_us":1900000}]' &&
+	has '"cgroups":[{"cgroup":"/work/a","some_avg10":10,"some_avg60":2.5,"some_avg300":0.55,"some_us":2000000,"full_avg10":9.5,"full_avg60":2.4,"full_avg300":0.53,"full_us":1900000}]' &&
 	ms --dir "$T/pcg" pressure -c /nothing; rc_is 0 && has "no memory stall on record in /nothing"; }
-t "pressure -c: the rows at and under the cgroup, as a table and as JSON" t_pressure_cg
+t "pressure -c: the rows at and under the cgroup, with their averages, as a table and as JSON" t_pressure_cg
+# A module from before pressure_by_cgroup_avg: the totals, and "-" for the averages.
+t_pressure_cg_noavg() { t_pressure_cg_fx && rm "$T/pcg/pressure_by_cgroup_avg" &&
+	ms --dir "$T/pcg" pressure -c /work/a; rc_is 0 &&
+	has_re '^/work/a +- +- +- +2000000 +- +- +- +1900000$'; }
+t "pressure -c: without the averages file, the totals and '-'" t_pressure_cg_noavg
+t_pressure_cg_badavg() { t_pressure_cg_fx && sed -i '1s/.*/# cgroup avg10/' "$T/pcg/pressure_by_cgroup_avg" &&
+	ms --dir "$T/pcg" pressure -c /work; rc_is 1 && has_err "pressure_by_cgroup_avg"; }
+t "pressure -c: an averages file of other columns is an error that names it" t_pressure_cg_badavg
 t_pressure_cg_off() { t_pressure_cg_fx && sed -i 's/^pressure_leave psi_memstall_leave attached/pressure_leave psi_memstall_leave disabled/' "$T/pcg/probes" &&
 	ms --dir "$T/pcg" pressure -c /work; rc_is 1 && has_err "counts no pressure per cgroup"; }
 t "pressure -c: with an end probe off, an error that says why" t_pressure_cg_off
@@ -345,7 +357,7 @@ t_pressure_full() { t_pressure_cg_fx && printf '%s\n' 'pressure_tasks_full 3' 'p
 	ms --dir "$T/pcg" pressure; rc_is 0 && has_err "3 memory stalls not counted: more tasks stalled at once" &&
 	! has_err "not counted for a cgroup" &&
 	ms --dir "$T/pcg" pressure -c /work; rc_is 0 && has_err "1 memory stall not counted for a cgroup" &&
-	has_re '^/work +2500000 +2400000$'; }
+	has_re '^/work +12\.50 +3\.10 +0\.70 +2500000 +12\.00 +3\.00 +0\.68 +2400000$'; }
 t "pressure, pressure -c: stalls not counted for a full table are said" t_pressure_full
 t_export_pressure_cg() { t_pressure_cg_fx && ms --dir "$T/pcg" export --top 1; rc_is 0 &&
 	has 'memscope_pressure_memory_waiting_seconds_total{cgroup="/work"} 2.500000' &&

@@ -27,10 +27,20 @@ struct psi_snap {
 	struct ms_counters stats;
 };
 
-/* With -c: the cgroups at and under CGROUP, from pressure_by_cgroup. */
+/*
+ * With -c: the cgroups at and under CGROUP, from pressure_by_cgroup, and
+ * their averages from pressure_by_cgroup_avg where the module has it.
+ */
 struct cg_snap {
 	struct ms_rows t;
+	struct ms_rows avg;
+	bool has_avg;
 	struct ms_counters stats;
+};
+
+static const char *const avg_cols[2][3] = {
+	{ "some_avg10", "some_avg60", "some_avg300" },
+	{ "full_avg10", "full_avg60", "full_avg300" },
 };
 
 static const char *const kinds[2] = { "some", "full" };
@@ -153,6 +163,18 @@ static const struct ms_interval_ops pressure_ops = {
 	.report = pressure_report,
 };
 
+static void cg_free(void *p)
+{
+	struct cg_snap *s = p;
+
+	if (s) {
+		ms_table_free(&s->t);
+		ms_table_free(&s->avg);
+		ms_stats_free(&s->stats);
+	}
+	free(s);
+}
+
 static void *cg_snapshot(void *p)
 {
 	struct cg_snap *s = calloc(1, sizeof(*s));
@@ -175,24 +197,45 @@ static void *cg_snapshot(void *p)
 		free(s);
 		return NULL;
 	}
+	ret = ms_load_pressure_by_cgroup_avg(&s->avg);
+	if (ret < 0) {
+		cg_free(s);
+		return NULL;
+	}
+	s->has_avg = !ret;
 	return s;
 }
 
-static void cg_free(void *p)
-{
-	struct cg_snap *s = p;
-
-	if (s) {
-		ms_table_free(&s->t);
-		ms_stats_free(&s->stats);
-	}
-	free(s);
-}
 
 /* A row's some_us and full_us; false if its numbers do not parse. */
 static bool cg_row(const struct ms_rows *t, size_t r, uint64_t v[2])
 {
 	return ms_table_u64(t, r, 1, &v[0]) && ms_table_u64(t, r, 2, &v[1]);
+}
+
+/*
+ * Cgroup @name's averages in @s, [some, full][avg10, avg60, avg300];
+ * false where the module has none for it.
+ */
+static bool cg_avg(const struct cg_snap *s, const char *name, double a[2][3])
+{
+	size_t r;
+	int k, w;
+
+	for (r = 0; s->has_avg && r < s->avg.nrows; r++) {
+		if (strcmp(ms_table_cell(&s->avg, r, 0), name))
+			continue;
+		for (k = 0; k < 2; k++)
+			for (w = 0; w < 3; w++) {
+				char *end;
+
+				a[k][w] = strtod(ms_table_cell(&s->avg, r, 1 + 3 * k + w), &end);
+				if (*end)
+					return false;
+			}
+		return true;
+	}
+	return false;
 }
 
 /* The totals a previous snapshot had for cgroup @name (0 before its first stall). */
@@ -226,6 +269,8 @@ static int cg_report(void *p, const void *pv, const void *nv, double dt)
 	const struct cg_snap *prev = pv, *now = nv;
 	struct ms_krow key = { 0 };
 	size_t i, r, shown = 0, *order;
+	double avg[2][3];
+	bool has_avg;
 	char hms[16];
 
 	order = calloc(now->t.nrows ? now->t.nrows : 1, sizeof(*order));
@@ -244,9 +289,11 @@ static int cg_report(void *p, const void *pv, const void *nv, double dt)
 		ms_fmt_hms(hms, sizeof(hms), time(NULL));
 		print_string(PRINT_ANY, "time", "%s\n", hms);
 		print_float(PRINT_JSON, "interval", NULL, dt);
-		print_fp("%-40s %7s %7s\n", "CGROUP", "SOME%", "FULL%");
+		print_fp("%-40s %7s %7s %10s %10s\n", "CGROUP", "SOME%", "FULL%", "SOME_AVG10",
+			 "FULL_AVG10");
 	} else {
-		print_fp("%-40s %16s %16s\n", "CGROUP", "SOME(us)", "FULL(us)");
+		print_fp("%-40s %7s %7s %7s %16s %7s %7s %7s %16s\n", "CGROUP", "SOME10", "SOME60",
+			 "SOME300", "SOME(us)", "FULL10", "FULL60", "FULL300", "FULL(us)");
 	}
 	open_json_array("cgroups");
 	for (i = 0; i < now->t.nrows; i++) {
@@ -258,11 +305,21 @@ static int cg_report(void *p, const void *pv, const void *nv, double dt)
 		if (!ms_keyed_cgroup_match(&key, c->o) || !cg_row(&now->t, r, v))
 			continue;
 		shown++;
+		has_avg = cg_avg(now, key.key, avg);
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "cgroup", "%-40s", key.key);
 		if (!prev) {
-			print_uint(PRINT_ANY, "some_us", " %16llu", v[0]);
-			print_uint(PRINT_ANY, "full_us", " %16llu\n", v[1]);
+			for (k = 0; k < 2; k++) {
+				int w;
+
+				for (w = 0; w < 3; w++)
+					if (has_avg)
+						print_float(PRINT_ANY, avg_cols[k][w], " %7.2f", avg[k][w]);
+					else
+						print_fp(" %7s", "-");
+				print_uint(PRINT_ANY, k ? "full_us" : "some_us",
+					   k ? " %16llu\n" : " %16llu", v[k]);
+			}
 		} else {
 			cg_prev(prev, key.key, was);
 			for (k = 0; k < 2; k++) {
@@ -270,11 +327,16 @@ static int cg_report(void *p, const void *pv, const void *nv, double dt)
 				char name[16];
 
 				snprintf(name, sizeof(name), "%s_pct", kinds[k]);
-				print_float(PRINT_ANY, name, k ? " %7.2f\n" : " %7.2f",
-					    dt > 0 ? (double)us / 1e4 / dt : 0.0);
+				print_float(PRINT_ANY, name, " %7.2f", dt > 0 ? (double)us / 1e4 / dt : 0.0);
 				snprintf(name, sizeof(name), "%s_us", kinds[k]);
 				print_uint(PRINT_JSON, name, NULL, us);
 			}
+			for (k = 0; k < 2; k++)
+				if (has_avg)
+					print_float(PRINT_ANY, avg_cols[k][0], " %10.2f", avg[k][0]);
+				else
+					print_fp(" %10s", "-");
+			print_fp("\n");
 		}
 		close_json_object();
 	}

@@ -195,6 +195,25 @@ echo max > $CG/memory.max
 # Global direct reclaim: more anonymous memory than the guest has.
 measure "global reclaim" 50000 "$W/memhog" 300
 
+# Direct compaction, in the workload's memcg (no limit): fragger fills
+# the free memory, gives back every other page, and asks for hugetlb
+# pages, which only compaction can make of the holes (no THP needed: the
+# RT flavours have none).  Three rounds; the kernel's compact_stall must
+# move, or the workload did not compact.
+if [ -w /proc/sys/vm/nr_hugepages ]; then
+	echo max > $CG/memory.max
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	cs0=$(awk '$1 == "compact_stall" { print $2 }' /proc/vmstat)
+	# shellcheck disable=SC2016 # the inner shell expands them
+	CG_TOO=1 measure "compaction" 10000 in_cg sh -c 'for i in 1 2 3; do
+		free=$(awk "/^MemFree:/ { print int(\$2 / 1024) }" /proc/meminfo)
+		"$0" $((free - 8)) $((free / 8)) || exit 1; done' "$W/fragger"
+	expect_ge "compaction: the kernel's compact_stall" \
+		$(($(awk '$1 == "compact_stall" { print $2 }' /proc/vmstat) - cs0)) 1
+else
+	diag "compaction: no /proc/sys/vm/nr_hugepages (no hugetlbfs), not run"
+fi
+
 # The averages, in hundredths of a percent: the system's avg10 against
 # /proc/pressure/memory's, the memcg's (pressure_by_cgroup_avg) against
 # its memory.pressure's.  Both are PSI's calc_avgs(), but each on its own

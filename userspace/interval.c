@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -56,11 +57,37 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* Until @until, or until a signal asks to stop (already asked: at once). */
-static void sleep_until(const struct timespec *until)
+/*
+ * Until @until, or until a signal asks to stop (already asked: at once);
+ * meanwhile @ops' wake each time its descriptor is readable.
+ */
+static void sleep_until(const struct timespec *until, const struct ms_interval_ops *ops,
+			void *ctx)
 {
-	while (!ms_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL) == EINTR)
-		;
+	int fd = ops && ops->wake_fd ? ops->wake_fd(ctx) : -1;
+	struct timespec now, left;
+	struct pollfd pfd;
+
+	if (fd < 0) {
+		while (!ms_stop &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL) == EINTR)
+			;
+		return;
+	}
+	while (!ms_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!ts_before(&now, until))
+			return;
+		left.tv_sec = until->tv_sec - now.tv_sec;
+		left.tv_nsec = until->tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (ppoll(&pfd, 1, &left, NULL) > 0)
+			ops->wake(ctx);
+	}
 }
 
 static struct timespec last_tick;	/* when a tick last ran; 0: never */
@@ -110,9 +137,9 @@ static bool interval_wait(double seconds, const struct ms_interval_ops *ops, voi
 		next.tv_sec++;
 		if (!ts_before(&next, &deadline))
 			break;
-		sleep_until(&next);
+		sleep_until(&next, ops, ctx);
 	}
-	sleep_until(&deadline);
+	sleep_until(&deadline, ops, ctx);
 	return !ms_stop;
 }
 
@@ -185,7 +212,7 @@ void ms_print_timestamp(const struct ms_opts *o)
 static int run_traced(const struct ms_interval_ops *ops, void *ctx)
 {
 	struct ms_missed missed[2];
-	struct timespec sec = { 1, 0 };
+	struct timespec next;
 	void *first, *now;
 	double t0;
 	int ret;
@@ -199,7 +226,9 @@ static int run_traced(const struct ms_interval_ops *ops, void *ctx)
 	t0 = ms_now_mono();
 	/* Each signal ends a sleep early: ms_stop is seen within a second. */
 	while (!ms_stop && !ms_test_steps()) {
-		nanosleep(&sec, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		next.tv_sec++;
+		sleep_until(&next, ops, ctx);
 		maybe_tick(ops, ctx);
 	}
 	now = ops->snapshot(ctx);

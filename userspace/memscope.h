@@ -264,8 +264,17 @@ struct ms_interval_ops {
 	int (*finish)(void *ctx, const void *first, const void *last);
 	/* Each second while the tool waits for its next report, if not NULL. */
 	void (*tick)(void *ctx);
+	/*
+	 * A descriptor to watch while the tool waits (-1: none), and what to
+	 * do as soon as it is readable; both NULL, or both set.
+	 */
+	int (*wake_fd)(void *ctx);
+	void (*wake)(void *ctx);
 };
 int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx);
+/* procev.c: the kernel's process events, for exec()s as they happen. */
+int ms_procev_open(void);
+void ms_procev_read(int fd, void (*fn)(void *ctx, int tgid), void *ctx);
 
 /* proctable.c: one per-process counter table plus its total stat */
 struct ms_proc_table {

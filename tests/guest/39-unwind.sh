@@ -23,6 +23,8 @@
 #     frames or more.  It runs from an overlay filesystem, as in a
 #     container: its VMA maps the layer's file, not the overlay's, and the
 #     table must be that file's, the frames named from it.
+#   - Three programs that live 0.3 s each, started after the tool: each
+#     gets its table, from the exec event.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(uname -m)" = x86_64 ] || skip "unwind tables are followed on x86-64 only"
@@ -186,6 +188,19 @@ until grep -q '^Tracing' /tmp/t39.tool; do
 done
 has_table() { awk -v i="$(ino "$1")" '$2 == i { f = 1 } END { exit !f }' $D/unwind_tables; }
 has_table $PY && fail "a table for $PY before any python3 ran"
+# Programs that live under a second, started after the tool: three copies
+# of sleep (three files), 0.3 s each.  The tool hears of each exec() from
+# the kernel's process events and loads its table then; its once-a-second
+# scan alone would see each only if a scan fell in its 0.3 s (all three:
+# about one run in 40).
+mkdir -p $OVL.up/bin || fail "mkdir $OVL.up/bin"
+for i in 1 2 3; do cp /bin/sleep $OVL.up/bin/sleep$i || fail "cp sleep"; done
+for i in 1 2 3; do $OVL.up/bin/sleep$i 0.3 || fail "sleep$i"; done
+for i in 1 2 3; do
+	has_table $OVL.up/bin/sleep$i ||
+		fail "no table for sleep$i, which ran 0.3 s after the tool started: $(cat $D/unwind_tables)"
+done
+diag "three programs of 0.3 s, started after the tool: a table for each"
 { rm -f $FIFO && mkfifo $FIFO; } || fail "mkfifo"
 PYTHONHOME=/usr $OVL/python3.11 -c '
 import os, sys

@@ -713,12 +713,16 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 }
 
 static void snap_tick(void *ctx);
+static int snap_wake_fd(void *ctx);
+static void snap_wake(void *ctx);
 
 static const struct ms_interval_ops stacks_ops = {
 	.snapshot = snap_take,
 	.free_snap = snap_free,
 	.report = snap_report,
 	.tick = snap_tick,
+	.wake_fd = snap_wake_fd,
+	.wake = snap_wake,
 };
 
 /*
@@ -806,11 +810,15 @@ static struct kkey fid_gen(unsigned int major, unsigned int minor, uint64_t ino,
  * each second those of processes started (or exec()ed) since, again the
  * second after (their libraries may not have been mapped yet), and every
  * ten seconds every process's again (a library opened with dlopen()).
- * Quiet where the module takes none (an older one, a --dir copy, not
- * root): the frame-pointer walk.
+ * Where the kernel's process events can be had (procev.c), a program's
+ * the moment it exec()s, so that one that lives under a second has its
+ * tables too; its libraries at the next scan.  Quiet where the module
+ * takes none (an older one, a --dir copy, not root): the frame-pointer
+ * walk.
  */
 struct preload {
 	int wfd;		/* the module's unwind file; -1: no loading */
+	int cn;			/* exec events (procev.c); -1: none */
 	struct kset tried;	/* files tried in this run: dev, ino */
 	struct kset loaded;	/* files with tables when it started: dev, ino */
 	struct kset loaded_gen;	/* the same with their generation */
@@ -935,11 +943,55 @@ static struct kkey proc_key(const char *pid)
 }
 
 /* The maps of the processes not read yet, or (@all) of every process. */
-static void preload_scan(struct preload *p, bool all)
+/* Each line of process @pid's maps, into preload_line(). */
+static void preload_maps(struct preload *p, const char *pid)
 {
 	char maps[300], *line = NULL;
-	struct kset before = { 0 };
 	size_t cap = 0;
+	FILE *fp;
+
+	snprintf(maps, sizeof(maps), "/proc/%s/maps", pid);
+	fp = fopen(maps, "re");
+	while (fp && !p->full && getline(&line, &cap, fp) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		preload_line(p, pid, line);
+	}
+	if (fp)
+		fclose(fp);
+	free(line);
+}
+
+/*
+ * Process @pid's maps, read now if not yet read as its current program,
+ * and once more at the next scan, for the libraries a program maps after
+ * its exec().
+ */
+static void preload_pid(struct preload *p, const char *pid)
+{
+	struct kkey k = proc_key(pid);
+
+	if (kset_has(&p->pids, &k))
+		return;
+	kset_add(&p->pids, &k);
+	kset_add(&p->young, &k);
+	preload_maps(p, pid);
+}
+
+/* An exec event: the new program's tables, now. */
+static void preload_exec(void *ctx, int tgid)
+{
+	struct preload *p = ctx;
+	char pid[16];
+
+	if (p->wfd < 0 || p->full || tgid <= 0)
+		return;
+	snprintf(pid, sizeof(pid), "%d", tgid);
+	preload_pid(p, pid);
+}
+
+static void preload_scan(struct preload *p, bool all)
+{
+	struct kset before = { 0 };
 	struct dirent *e;
 	struct kkey k;
 	DIR *d;
@@ -954,8 +1006,6 @@ static void preload_scan(struct preload *p, bool all)
 		p->pids = (struct kset){ 0 };
 	}
 	while (!p->full && !ms_stop && (e = readdir(d))) {
-		FILE *fp;
-
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		/*
@@ -970,17 +1020,9 @@ static void preload_scan(struct preload *p, bool all)
 		} else if (!kset_has(&p->young, &k)) {
 			continue;
 		}
-		snprintf(maps, sizeof(maps), "/proc/%s/maps", e->d_name);
-		fp = fopen(maps, "re");
-		while (fp && !p->full && getline(&line, &cap, fp) > 0) {
-			line[strcspn(line, "\n")] = '\0';
-			preload_line(p, e->d_name, line);
-		}
-		if (fp)
-			fclose(fp);
+		preload_maps(p, e->d_name);
 	}
 	closedir(d);
-	free(line);
 	kset_clear(&before);
 	kset_clear(&p->young);
 	p->young = p->fresh;
@@ -995,10 +1037,13 @@ static void preload_start(struct preload *p)
 {
 	char *path = ms_path("unwind");
 
+	p->cn = -1;
 	p->wfd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
 	free(path);
 	if (p->wfd < 0)
 		return;
+	/* Listening first: a program that starts during the scan is not missed. */
+	p->cn = ms_procev_open();
 	preload_loaded(p);
 	p->last_full = ms_now_mono();
 	preload_scan(p, true);
@@ -1024,7 +1069,9 @@ static void preload_end(struct preload *p)
 	kset_clear(&p->fresh);
 	if (p->wfd >= 0)
 		close(p->wfd);
-	p->wfd = -1;
+	if (p->cn >= 0)
+		close(p->cn);
+	p->wfd = p->cn = -1;
 }
 
 static void snap_tick(void *ctx)
@@ -1033,6 +1080,20 @@ static void snap_tick(void *ctx)
 
 	if (c->pre)
 		preload_tick(c->pre);
+}
+
+static int snap_wake_fd(void *ctx)
+{
+	struct stacks_ctx *c = ctx;
+
+	return c->pre ? c->pre->cn : -1;
+}
+
+static void snap_wake(void *ctx)
+{
+	struct stacks_ctx *c = ctx;
+
+	ms_procev_read(c->pre->cn, preload_exec, c->pre);
 }
 
 int cmd_unwind_load(int argc, char **argv)
@@ -1087,6 +1148,11 @@ void *ms_ustack_preload_start(void)
 
 void ms_ustack_preload_tick(void *p)
 {
+	struct preload *pre = p;
+
+	/* memleak -p's loop wakes each second: the programs exec()ed meanwhile. */
+	if (pre->cn >= 0)
+		ms_procev_read(pre->cn, preload_exec, pre);
 	preload_tick(p);
 }
 

@@ -175,9 +175,10 @@ $CLI status > /dev/null
 echo "disable all" > $D/control || fail "disable all"
 MSREAD=$TOP/build/cli/msread
 [ -x "$MSREAD" ] || fail "no $MSREAD (make cli)"
-# pressure's averages decay every 2 s with every probe off: compared apart.
+# pressure's averages, and its cgroups', decay every 2 s with every probe
+# off: compared apart.
 files=$(cd $D && find . -type f ! -name control ! -name unwind ! -name uleak ! -name events \
-	! -name pressure ! -path './hist/*' | sed 's,^\./,,' | sort)
+	! -name pressure ! -name pressure_by_cgroup_avg ! -path './hist/*' | sed 's,^\./,,' | sort)
 # read3 FILE...: the files (cat: debugfs says its files are empty, and cmp
 # would believe it), msread's text of them and msread --netlink's.
 read3() {
@@ -205,6 +206,12 @@ for o in file files nl; do
 	sed 's/ avg10=.* total=/ total=/' /tmp/$o.out > /tmp/$o.tmp && mv /tmp/$o.tmp /tmp/$o.out
 done
 same3 || fail "pressure's totals: file, msread, msread --netlink: $(cat /tmp/file.out /tmp/nl.out)"
+# pressure_by_cgroup_avg: its header and its rows' cgroups.
+read3 pressure_by_cgroup_avg
+for o in file files nl; do
+	awk '{ print $1 }' /tmp/$o.out > /tmp/$o.tmp && mv /tmp/$o.tmp /tmp/$o.out
+done
+same3 || fail "pressure_by_cgroup_avg's rows: file, msread, msread --netlink: $(cat /tmp/file.out /tmp/nl.out)"
 # memleak's oldest_ms is an age, it grows between two reads: the rest must not.
 read3 memleak
 for o in file files nl; do

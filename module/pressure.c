@@ -31,9 +31,14 @@
  *   NONIDLE while anything runs, waits on I/O or stalls there.
  * A stalled task is counted on the CPU it entered on, and moved to the
  * CPU it is switched in on, as psi_ttwu_dequeue() moves it.  What runs
- * comes from sched_switch, whose handler reads one counter and returns
- * while no task stalls.  NONIDLE comes from each CPU's idle time, read
- * when the totals are collected: nothing per switch.
+ * comes from sched_switch, whose handler reads two counters and returns
+ * while no task stalls and none is queued (below).  NONIDLE comes from
+ * each CPU's idle time, read when the totals are collected, less the time
+ * a CPU idled with a task queued on it: a task woken from another CPU is
+ * enqueued by that CPU (always on PREEMPT_RT, and before 6.0 onto an idle
+ * CPU), and PSI counts its CPU non-idle from then, though it idles until
+ * the reschedule IPI lands.  sched_wakeup notes such a CPU's idle time,
+ * its next switch ends the wait.
  *
  * The totals are collected every PSI period (2 s and a tick) and at each
  * read, with PSI's weights: a CPU's share is its non-idle time in
@@ -75,6 +80,16 @@ struct ms_pressure_task {
 
 static struct ms_pressure_task ms_pressure_tasks[MS_PRESSURE_TASKS];
 static atomic_t ms_pressure_nr_stalled;
+/* CPUs with a task woken onto them from another CPU, not yet switched in. */
+static atomic_t ms_pressure_nr_queued;
+/*
+ * From a stall to the first collection that finds none since the one
+ * before: the CPUs' weights count for all the time a collection spans,
+ * stalled or not, so wakeups are followed for all of it
+ * (ms_pressure_queue()).  Set again at each switch while a task stalls,
+ * should a collection have cleared it as a stall began.
+ */
+static bool ms_pressure_recent;
 
 /*
  * A memory cgroup's row: its css, referenced while the row is in use, and
@@ -112,6 +127,14 @@ struct ms_pressure_cpu {
 	DECLARE_BITMAP(curr_groups, MS_PRESSURE_GROUPS);
 	DECLARE_BITMAP(stalled_groups, MS_PRESSURE_GROUPS);	/* nr_stalled > 0 here */
 	u64 last_change;	/* of a count or of what runs: the tick's FULL (< 5.13) */
+	/*
+	 * A task woken onto this CPU from another and not yet switched in:
+	 * the CPU's idle time (us) then, and the idle time it has had with
+	 * one queued so, which PSI counts as non-idle (ns).
+	 */
+	bool queued;
+	u64 queued_idle_us;
+	u64 queued_ns;
 	struct ms_pressure_acct sys;
 	struct ms_pressure_acct *grp;	/* [MS_PRESSURE_GROUPS], its ms_pressure_groups_cpu's */
 };
@@ -130,7 +153,7 @@ static struct ms_pressure_groups_cpu __percpu *ms_pressure_groups_cpu;
 
 /* The collector's view of each CPU at its last collection. */
 struct ms_pressure_prev {
-	u64 now, some, full, idle_us;
+	u64 now, some, full, idle_us, queued_ns;
 };
 static DEFINE_PER_CPU(struct ms_pressure_prev, ms_pressure_prev);
 
@@ -448,6 +471,8 @@ static void ms_pressure_enter(struct ms_probe *p, const struct ms_probe *leave)
 	ms_probe_rcu_unlock();
 	bitmap_copy(mine, t->groups, MS_PRESSURE_GROUPS);
 	atomic_inc(&ms_pressure_nr_stalled);
+	if (!READ_ONCE(ms_pressure_recent))
+		WRITE_ONCE(ms_pressure_recent, true);
 	if (ms_pressure_change(smp_processor_id(), t, me, MS_PRESSURE_ATTACH, MS_CURR_STALLED,
 			       mine, ms_pair_now())) {
 		ms_stat_inc(pressure, MS_pressure_stalls);
@@ -501,6 +526,79 @@ static int ms_pressure_leave_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * A task woken onto @cpu by another CPU: the kernel enqueued it there
+ * from the waker's CPU (PREEMPT_RT, which does not queue wakeups for the
+ * target to do, and before 6.0 wakeups onto an idle CPU too), and PSI
+ * counts @cpu non-idle from then, while @cpu idles on until the
+ * reschedule IPI reaches it.  Its idle time up to its next switch is
+ * what PSI counts so; a CPU that was not idle has none.
+ */
+static void ms_pressure_queue(int cpu)
+{
+	struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
+	u64 idle_us = get_cpu_idle_time_us(cpu, NULL);
+	unsigned long flags;
+
+	if (idle_us == (u64)-1 || READ_ONCE(c->queued))
+		return;
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (!c->queued) {
+		c->queued = true;
+		c->queued_idle_us = idle_us;
+		atomic_inc(&ms_pressure_nr_queued);
+	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* Under @c's lock: the idle time @c had with a task queued, up to @idle_us. */
+static void ms_pressure_queued_idle(struct ms_pressure_cpu *c, u64 idle_us)
+{
+	if (idle_us > c->queued_idle_us)
+		c->queued_ns += (idle_us - c->queued_idle_us) * NSEC_PER_USEC;
+	c->queued_idle_us = max(c->queued_idle_us, idle_us);
+}
+
+/* @cpu, the current one, switches: a task queued there runs, or another does. */
+static void ms_pressure_unqueue(int cpu)
+{
+	struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
+	unsigned long flags;
+	u64 idle_us;
+
+	if (likely(!READ_ONCE(c->queued)))
+		return;
+	idle_us = get_cpu_idle_time_us(cpu, NULL);
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (c->queued) {
+		ms_pressure_queued_idle(c, idle_us);
+		c->queued = false;
+		atomic_dec(&ms_pressure_nr_queued);
+	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/*
+ * When the switch probe attaches again: a task queued while it was off
+ * may have run long since, unseen.  Its idle time is not counted.
+ */
+static void ms_pressure_unqueue_all(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
+		unsigned long flags;
+
+		raw_spin_lock_irqsave(&c->lock, flags);
+		if (c->queued) {
+			c->queued = false;
+			atomic_dec(&ms_pressure_nr_queued);
+		}
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+	}
+}
+
 static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 {
 	unsigned long task = (unsigned long)next;
@@ -509,10 +607,15 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 	int cpu, curr, from;
 	u64 now;
 
-	if (likely(!atomic_read(&ms_pressure_nr_stalled)))
+	if (likely(!atomic_read(&ms_pressure_nr_stalled) && !atomic_read(&ms_pressure_nr_queued)))
 		return;
-	ms_hit(data);
 	cpu = smp_processor_id();
+	ms_pressure_unqueue(cpu);
+	if (!atomic_read(&ms_pressure_nr_stalled))
+		return;
+	if (unlikely(!READ_ONCE(ms_pressure_recent)))
+		WRITE_ONCE(ms_pressure_recent, true);
+	ms_hit(data);
 	now = ms_pair_now();
 	t = ms_pressure_task_find(task);
 	/* The groups of what runs next: a stalled task's are in its slot. */
@@ -566,15 +669,23 @@ static int ms_pressure_tick_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 
 /*
- * Before 5.13: a task woken onto a CPU is a change there, whose time the
+ * A task woken onto a CPU from another is queued there (above).  Before
+ * 5.13 a task woken onto a CPU is also a change there, whose time the
  * next tick's sample of a running stall starts from, as PSI's enqueue.
  */
 static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
 {
-	if (likely(atomic_read(&ms_pressure_nr_stalled) <= 0))
+	int cpu;
+
+	if (likely(!READ_ONCE(ms_pressure_recent)))
 		return;
 	ms_hit(data);
-	ms_pressure_change(task_cpu(p), NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, NULL, ms_pair_now());
+	cpu = task_cpu(p);
+	if (cpu != smp_processor_id())
+		ms_pressure_queue(cpu);
+	if (!ms_pressure_running_full && atomic_read(&ms_pressure_nr_stalled) > 0)
+		ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, NULL,
+				   ms_pair_now());
 }
 
 /* Prototypes checked against the kernel's header; see vmscan.c. */
@@ -630,12 +741,15 @@ static u64 ms_pressure_cpu_delta(int cpu, u64 now, u64 *dsome, u64 *dfull,
 	struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 	struct ms_pressure_prev *p = per_cpu_ptr(&ms_pressure_prev, cpu);
 	u64 idle_us = get_cpu_idle_time_us(cpu, NULL);
-	u64 wall = now - p->now, nonidle, some, full;
+	u64 wall = now - p->now, nonidle, idle, some, full, queued;
 	unsigned long flags;
 	int g;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	ms_pressure_advance(c, now);
+	if (c->queued && idle_us != (u64)-1)
+		ms_pressure_queued_idle(c, idle_us);
+	queued = c->queued_ns;
 	some = c->sys.some;
 	full = c->sys.full;
 	for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
@@ -652,14 +766,19 @@ static u64 ms_pressure_cpu_delta(int cpu, u64 now, u64 *dsome, u64 *dfull,
 	*dfull = full - p->full;
 	/* Without NO_HZ idle time, every CPU weighs its whole time. */
 	nonidle = wall;
-	if (idle_us != (u64)-1 && p->idle_us != (u64)-1)
-		nonidle -= min(wall, (idle_us - p->idle_us) * NSEC_PER_USEC);
+	if (idle_us != (u64)-1 && p->idle_us != (u64)-1) {
+		/* But for the time it idled with a task queued, as PSI. */
+		idle = (idle_us - p->idle_us) * NSEC_PER_USEC;
+		idle -= min(idle, queued - p->queued_ns);
+		nonidle -= min(wall, idle);
+	}
 	/* A stalled task is non-idle even while its CPU idles. */
 	nonidle = max(nonidle, *dsome);
 	p->now = now;
 	p->some = some;
 	p->full = full;
 	p->idle_us = idle_us;
+	p->queued_ns = queued;
 	return nonidle;
 }
 
@@ -744,6 +863,9 @@ static void ms_pressure_collect(u64 now)
 		total[1] += sum[2] ? div64_u64(sum[1], sum[2]) : sum[4];
 	}
 	ms_pressure_groups_release();
+	/* No stall since the last collection, and none now: wakeups can rest. */
+	if (!some && !atomic_read(&ms_pressure_nr_stalled))
+		WRITE_ONCE(ms_pressure_recent, false);
 	if (!weights)
 		return;
 	ms_pressure.total[0] += div64_u64(some, weights);
@@ -1070,6 +1192,7 @@ static struct ms_probe ms_pressure_switch_probe = {
 	.targets = ms_pressure_switch_targets,
 	.kind = MS_TRACEPOINT,
 	.tp_func = ms_pressure_switch,
+	.before_attach = ms_pressure_unqueue_all,
 	.family = "pressure",
 };
 
@@ -1137,9 +1260,9 @@ static int ms_pressure_init(void)
 		ms_pressure_hooks = true;
 	ms_pressure_running_full = IS_ENABLED(MS_HAVE_PSI_MEMSTALL_RUNNING) || ms_pressure_hooks;
 	/* The tick's FULL only where the kernel's PSI has it (4.20 to 5.12). */
-	err = ms_pressure_running_full ? 0 :
-	      ms_probe_add(&ms_pressure_tick_probe) ?: ms_probe_add(&ms_pressure_wakeup_probe);
-	err = err ?: ms_probe_add(&ms_pressure_switch_probe);
+	err = ms_pressure_running_full ? 0 : ms_probe_add(&ms_pressure_tick_probe);
+	err = err ?: ms_probe_add(&ms_pressure_wakeup_probe) ?:
+	      ms_probe_add(&ms_pressure_switch_probe);
 	if (ms_pressure_hooks) {
 		static const int pairs[][2] = {
 			{ MS_SITE_DIRECT_BEGIN, MS_SITE_DIRECT_END },

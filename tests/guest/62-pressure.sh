@@ -19,13 +19,13 @@ need_root
 # CONFIG_PSI off), in place of psi_memstall_enter/leave.
 if [ "${PRESSURE_HOOKS:-0}" = 1 ]; then
 	ms_load pressure_hooks=1
-	probes="pressure_switch pressure_direct_reclaim_begin pressure_direct_reclaim_end
+	probes="pressure_switch pressure_wakeup pressure_direct_reclaim_begin pressure_direct_reclaim_end
 		pressure_memcg_reclaim_begin pressure_memcg_reclaim_end pressure_kswapd_wake
 		pressure_kswapd_balanced pressure_direct_compact pressure_kcompactd"
 	[ -z "$(probe_state pressure_enter)" ] || fail "pressure_enter is there with pressure_hooks=1"
 else
 	ms_load
-	probes="pressure_enter pressure_leave pressure_switch"
+	probes="pressure_enter pressure_leave pressure_switch pressure_wakeup"
 fi
 for p in $probes; do
 	[ "$(probe_state "$p")" = attached ] || fail "probe $p is $(probe_state "$p")"
@@ -49,15 +49,16 @@ awk 'NR == 1 && /^some avg10=[0-9]+\.[0-9][0-9] avg60=[0-9]+\.[0-9][0-9] avg300=
 total() { awk -v k="$1" '$1 == k { sub("total=", "", $5); print $5 }' "$2"; }
 # The tolerances: the issue's, some within 15% and full within 25%, on
 # kernels whose PSI counts a running stalled task as full (5.13 on, as
-# memscope does) without PREEMPT_RT; there the two agree within 2%.
+# memscope does); there the two agree within 2%, and on PREEMPT_RT
+# within 5%, 10% once (24% to 33% over before memscope counted, as PSI
+# does, the time a CPU idles with a task woken from another CPU queued on
+# it), but for the file thrashing below.
 # Elsewhere they do not yet, and the bounds say how far apart they were:
 # - 5.10: some differed by up to 18%, and once 49% on the short
 #   file-thrashing stalls; full, which that PSI samples at scheduler
 #   ticks for the time since the CPU's last change, by up to 13% since
 #   memscope counts wakeups onto the CPU as changes, as that PSI does
-#   (75% before): 100% and 40%;
-# - on PREEMPT_RT memscope's some was 24% to 33% over the kernel's with
-#   two CPUs, and within 0.1% with one: 100% and 150%.
+#   (75% before): 100% and 40%.
 # Still a failure for a memscope that counts nothing or double
 # (docs/pressure.md, "Where the figures differ").
 # With the hooks, memscope misses the waits on refaults and swap-ins that
@@ -68,9 +69,7 @@ total() { awk -v k="$1" '$1 == k { sub("total=", "", $5); print $5 }' "$2"; }
 # 5.10's short file-thrashing stalls).
 full_ge=0 tol_full=0
 hooks=${PRESSURE_HOOKS:-0}
-if uname -v | grep -q PREEMPT_RT; then
-	tol_some=100 tol_full=150
-elif kver_ge 5 13; then
+if kver_ge 5 13; then
 	tol_some=15 tol_full=25
 	[ "$hooks" = 1 ] && tol_some=25
 elif [ "$hooks" = 1 ]; then
@@ -86,14 +85,19 @@ cg_total() {
 }
 # The cgroups' figures are closer: the issue's bounds (with the hooks,
 # some as above) but on PREEMPT_RT.  Measured: within 0.1% to 7% on 6.1
-# and 6.12; on 5.10 some within 9%, full 18% to 31%; on 6.1-rt 3%, and on
-# 6.12-rt within 7% but for the short file-thrashing stalls, 48% over
-# (the RT difference the system's figures show too).
+# and 6.12; on 5.10 some within 9%, full 18% to 31%; on 6.1-rt and
+# 6.12-rt within 12% but once 38% over (6.12-rt, anonymous thrashing):
+# there a task's wakeups spread its stalls and its running over both CPUs,
+# and memscope weighs a cgroup's CPUs by its time stalled there, PSI by
+# its time runnable or stalled there (docs/pressure.md): 50%.
 cg_tol_some=15 cg_tol_full=25
+rt=0
+uname -v | grep -q PREEMPT_RT && rt=1
 # With the hooks a cgroup's some was once 25.1% over on 6.12 (CI at
 # 4c0b04f: 1.60 s against 1.28 s, the system's 6% over in the same run):
 # a cgroup's CPUs weighed by its stall time, not PSI's (docs/pressure.md).
-[ "$hooks" = 1 ] && cg_tol_some=35
+# Its full is the same stalls: 6.12-rt's was 26.9% under, as its some.
+[ "$hooks" = 1 ] && cg_tol_some=35 cg_tol_full=35
 # Before 5.13 the kernel's full is sampled at ticks, as the system's: its
 # bound (a cgroup's full was once 31% under on 5.10).
 kver_ge 5 13 || cg_tol_full=$tol_full
@@ -101,7 +105,7 @@ kver_ge 5 13 || cg_tol_full=$tol_full
 # to 29% under (1.19 s against 1.68 s, 62 alone in its boot), RHEL
 # 8.10's 4.18 from 0.1% to 16% under.
 kver_ge 5 13 || cg_tol_some=$((tol_some > cg_tol_some ? tol_some : cg_tol_some))
-uname -v | grep -q PREEMPT_RT && cg_tol_some=$tol_some cg_tol_full=$tol_full
+[ $rt = 1 ] && cg_tol_some=50 cg_tol_full=50
 # compare NAME KIND MEMSCOPE_US KERNEL_US TOL_SOME TOL_FULL: within them.
 compare() {
 	if [ "$2" = full ] && [ $full_ge = 1 ]; then
@@ -128,7 +132,7 @@ measure() {
 		_kd=$(( $(total $_k /tmp/k1) - $(total $_k /tmp/k0) ))
 		_md=$(( $(total $_k /tmp/m1) - $(total $_k /tmp/m0) ))
 		[ $_k = some ] && expect_ge "$_name: the kernel's some (us)" $_kd "$_min"
-		compare "$_name" $_k $_md $_kd "${TOL_SOME:-$tol_some}" "$tol_full"
+		compare "$_name" $_k $_md $_kd "${TOL_SOME:-$tol_some}" "${TOL_FULL:-$tol_full}"
 		[ "${CG_TOO:-0}" = 1 ] || continue
 		for _c in "$CG kc" "$PCG kp"; do
 			_dir=${_c% *} _f=${_c#* }
@@ -183,12 +187,22 @@ echo 16M > $CG/memory.max
 # on one CPU and waits on another.  30% and 35% here, the issue's bounds
 # elsewhere (docs/pressure.md).  Before 5.13 the cgroup's some takes the
 # system's bound: CI saw 5.10's 37% over (261 ms against 191 ms), when
-# the system's was 29% over on the same run.
+# the system's was 29% over on the same run.  On PREEMPT_RT the system's
+# some went from 24% under to 21% over in 6.1-rt's 24 runs and 6.12-rt's
+# 5 (with the hooks, 5% over to 27% under), with each CPU's stall and
+# non-idle time within 1% of the kernel's own where looked at: the
+# difference is in how the periods of PSI's weighted sum split them,
+# which RT's wakeups, spread over both CPUs, make count more; but once
+# 60% over (its cgroup 80%), not explained: 100%, the cgroups' too
+# (otherwise within 15%, and 28% and 32% over once each).
+ft_some=$((tol_some > 30 ? tol_some : 30)) ft_full=$tol_full
 ft_cg_some=$((cg_tol_some > 35 ? cg_tol_some : 35))
+ft_cg_full=$((cg_tol_full > 35 ? cg_tol_full : 35))
 kver_ge 5 13 || ft_cg_some=$((tol_some > ft_cg_some ? tol_some : ft_cg_some))
-TOL_SOME=$((tol_some > 30 ? tol_some : 30)) CG_TOO=1 \
+[ $rt = 1 ] && ft_some=100 ft_full=100 ft_cg_some=100 ft_cg_full=100
+TOL_SOME=$ft_some TOL_FULL=$ft_full CG_TOO=1 \
 	CG_TOL_SOME=$ft_cg_some \
-	CG_TOL_FULL=$((cg_tol_full > 35 ? cg_tol_full : 35)) \
+	CG_TOL_FULL=$ft_cg_full \
 	measure "file thrash" 20000 in_cg sh -c 'for i in 1 2 3 4 5 6 7 8; do cat /tmp/pfs/data; done'
 echo max > $CG/memory.max
 

@@ -212,7 +212,11 @@ kver_ge 5 13 || ft_full=$((tol_full > 50 ? tol_full : 50))
 ft_cg_some=$((cg_tol_some > 35 ? cg_tol_some : 35))
 ft_cg_full=$((cg_tol_full > 35 ? cg_tol_full : 35))
 kver_ge 5 13 || ft_cg_some=$((tol_some > ft_cg_some ? tol_some : ft_cg_some))
+# With the hooks, which do not see the refault waits these stalls are
+# made of, 6.12's some was once 66% over (199 ms against 119 ms, 5 runs):
+# as on RT.
 [ $rt = 1 ] && ft_some=100 ft_full=100 ft_cg_some=100 ft_cg_full=100
+[ "$hooks" = 1 ] && ft_some=100 ft_cg_some=100
 TOL_SOME=$ft_some TOL_FULL=$ft_full CG_TOO=1 \
 	CG_TOL_SOME=$ft_cg_some \
 	CG_TOL_FULL=$ft_cg_full \

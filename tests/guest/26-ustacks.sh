@@ -143,8 +143,23 @@ STACKER=
 # Off while readelf and objcopy run, so that no row of the exited stacker
 # is taken over for theirs; --kept reads what it recorded.
 echo disable faultstacks > $D/control || fail "disable faultstacks"
+# The files' worker names a new slot in process context; the CLI waits a
+# second for it.  Under CI's load give it ten, so that a slow worker is
+# told apart from a stack that lost its files.
+_t=0
+while grep -q ' pending ' $D/files && [ $_t -lt 100 ]; do
+	_t=$((_t + 1))
+	sleep 0.1
+done
 "$CLI" faults --stacks --kept -p "$pid" > /tmp/t26.exited 2> /tmp/t26.err ||
 	fail "memscope faults --stacks after exit: $(cat /tmp/t26.err)"
+if [ "$(chain /tmp/t26.exited main\;fault_a\;touch_pages)" != "$ka" ]; then
+	# What the next failure needs: the stacks, the files, what moved.
+	sed 's/^/# exited: /' /tmp/t26.exited | cut -c1-300 | head -n 12
+	grep -v ' named ' $D/files | sed 's/^/# files: /' | head -n 8
+	grep -E '^(ustack_|unwind_|faults_vma|faults_retry)' $D/stats | sed 's/^/# stats: /'
+	sed 's/^/# err: /' /tmp/t26.err
+fi
 expect_eq "after exit: faults from main;fault_a;touch_pages" "$(chain /tmp/t26.exited main\;fault_a\;touch_pages)" "$ka"
 expect_eq "after exit: faults from main;fault_b;touch_pages" "$(chain /tmp/t26.exited main\;fault_b\;touch_pages)" "$kb"
 # Frames of main's chains are all in files: each is named.  (Before main,

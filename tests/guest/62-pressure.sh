@@ -131,6 +131,12 @@ compare() {
 # CG_TOO=1 those of the workload's memcg and of its parent.
 measure() {
 	_name=$1 _min=$2; shift 2
+	# Both collect at each read, on their own 2 s clocks besides: read
+	# together every 100 ms, their periods end at the same instants but
+	# for one in twenty (tests/workloads/psisync.c).
+	"$W/psisync" 100 /proc/pressure/memory $D/pressure $CG/memory.pressure \
+		$PCG/memory.pressure $D/pressure_by_cgroup &
+	_sync=$!
 	cat /proc/pressure/memory > /tmp/k0; cat $D/pressure > /tmp/m0
 	cat $CG/memory.pressure > /tmp/kc0; cat $PCG/memory.pressure > /tmp/kp0
 	cat $D/pressure_by_cgroup > /tmp/mc0
@@ -138,6 +144,7 @@ measure() {
 	cat /proc/pressure/memory > /tmp/k1; cat $D/pressure > /tmp/m1
 	cat $CG/memory.pressure > /tmp/kc1; cat $PCG/memory.pressure > /tmp/kp1
 	cat $D/pressure_by_cgroup > /tmp/mc1
+	kill $_sync; wait $_sync 2>/dev/null
 	for _k in some full; do
 		_kd=$(( $(total $_k /tmp/k1) - $(total $_k /tmp/k0) ))
 		_md=$(( $(total $_k /tmp/m1) - $(total $_k /tmp/m0) ))

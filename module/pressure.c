@@ -90,6 +90,19 @@ static atomic_t ms_pressure_nr_queued;
  * should a collection have cleared it as a stall began.
  */
 static bool ms_pressure_recent;
+/*
+ * Bumped as ms_pressure_recent is set again: what a CPU found running
+ * before then (its curr_groups) is stale until its next switch.
+ */
+static atomic_t ms_pressure_epoch;
+
+static void ms_pressure_mark_recent(void)
+{
+	if (!READ_ONCE(ms_pressure_recent)) {
+		atomic_inc(&ms_pressure_epoch);
+		WRITE_ONCE(ms_pressure_recent, true);
+	}
+}
 
 /*
  * A memory cgroup's row: its css, referenced while the row is in use, and
@@ -118,6 +131,7 @@ struct ms_pressure_acct {
 	int nr_stalled;
 	u64 last;		/* ms_pair_now() the times run to */
 	u64 some, full;		/* ns */
+	u64 nonidle;		/* a cgroup's: ns a task of it stalled or ran here */
 };
 
 struct ms_pressure_cpu {
@@ -125,6 +139,8 @@ struct ms_pressure_cpu {
 	int curr;		/* MS_CURR_* of what runs, while a task stalls */
 	/* The groups what runs is in, while a task stalls anywhere. */
 	DECLARE_BITMAP(curr_groups, MS_PRESSURE_GROUPS);
+	/* ms_pressure_epoch when they were set: older ones say nothing. */
+	unsigned int curr_epoch;
 	DECLARE_BITMAP(stalled_groups, MS_PRESSURE_GROUPS);	/* nr_stalled > 0 here */
 	u64 last_change;	/* of a count or of what runs: the tick's FULL (< 5.13) */
 	/*
@@ -147,7 +163,7 @@ static DEFINE_PER_CPU(struct ms_pressure_cpu, ms_pressure_cpu);
  */
 struct ms_pressure_groups_cpu {
 	struct ms_pressure_acct acct[MS_PRESSURE_GROUPS];
-	u64 prev[MS_PRESSURE_GROUPS][2];
+	u64 prev[MS_PRESSURE_GROUPS][3];	/* some, full, nonidle */
 };
 static struct ms_pressure_groups_cpu __percpu *ms_pressure_groups_cpu;
 
@@ -175,7 +191,7 @@ static struct {
 	u64 avg_next_update;
 	struct delayed_work work;
 	/* The collector's: each group's times on one CPU, and their sums. */
-	u64 grp_delta[MS_PRESSURE_GROUPS][2];
+	u64 grp_delta[MS_PRESSURE_GROUPS][3];
 	u64 grp_sum[MS_PRESSURE_GROUPS][5];
 } ms_pressure;
 
@@ -242,13 +258,16 @@ static bool ms_pressure_leaves_attached(void)
 	return true;
 }
 
-static void ms_pressure_acct_advance(struct ms_pressure_acct *a, u64 now, bool counting, bool full)
+static void ms_pressure_acct_advance(struct ms_pressure_acct *a, u64 now, bool running,
+				     bool counting, bool full)
 {
 	s64 d = now - a->last;
 
 	if (d <= 0)
 		return;
 	a->last = now;
+	if (a->nr_stalled > 0 || running)
+		a->nonidle += d;
 	if (a->nr_stalled <= 0 || !counting)
 		return;
 	a->some += d;
@@ -274,19 +293,36 @@ static bool ms_pressure_group_full(const struct ms_pressure_cpu *c, int g)
 }
 
 /*
+ * Whether what @c found running, in its curr_groups, is current: set
+ * since stalls were last recent, and not the idle task.
+ */
+static bool ms_pressure_runs(const struct ms_pressure_cpu *c)
+{
+	return c->curr != MS_CURR_IDLE &&
+	       c->curr_epoch == (unsigned int)atomic_read(&ms_pressure_epoch);
+}
+
+/*
  * Time up to @now, in the state @c was in, for the system and for each
- * cgroup with a stall there; under its lock.  Without the end probes no
- * stall can be seen to end: nothing is counted then.
+ * cgroup with a stall there, or running there while stalls are recent;
+ * under its lock.  Without the end probes no stall can be seen to end:
+ * nothing is counted then.
  */
 static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
 {
-	bool counting = ms_pressure_leaves_attached();
+	bool counting = ms_pressure_leaves_attached(), runs = ms_pressure_runs(c);
+	DECLARE_BITMAP(active, MS_PRESSURE_GROUPS);
 	int g;
 
-	ms_pressure_acct_advance(&c->sys, now, counting, c->curr == MS_CURR_IDLE ||
+	ms_pressure_acct_advance(&c->sys, now, false, counting, c->curr == MS_CURR_IDLE ||
 				 (c->curr == MS_CURR_STALLED && ms_pressure_running_full));
-	for_each_set_bit(g, c->stalled_groups, MS_PRESSURE_GROUPS)
-		ms_pressure_acct_advance(&c->grp[g], now, counting, ms_pressure_group_full(c, g));
+	if (runs)
+		bitmap_or(active, c->stalled_groups, c->curr_groups, MS_PRESSURE_GROUPS);
+	else
+		bitmap_copy(active, c->stalled_groups, MS_PRESSURE_GROUPS);
+	for_each_set_bit(g, active, MS_PRESSURE_GROUPS)
+		ms_pressure_acct_advance(&c->grp[g], now, runs && test_bit(g, c->curr_groups),
+					 counting, ms_pressure_group_full(c, g));
 }
 
 /* @t's count, on @c, goes up or down by @n, for the system and its groups. */
@@ -299,8 +335,8 @@ static void ms_pressure_count(struct ms_pressure_cpu *c, const struct ms_pressur
 	for_each_set_bit(g, t->groups, MS_PRESSURE_GROUPS) {
 		struct ms_pressure_acct *a = &c->grp[g];
 
-		/* A group without a stall here was not advanced: its time starts now. */
-		if (!a->nr_stalled)
+		/* A group neither stalled nor running here was not advanced. */
+		if (!a->nr_stalled && !(ms_pressure_runs(c) && test_bit(g, c->curr_groups)))
 			a->last = now;
 		a->nr_stalled += n;
 		if (a->nr_stalled > 0)
@@ -362,7 +398,15 @@ static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned lon
 		}
 	}
 	if (curr != MS_CURR_KEEP) {
+		bool ran = ms_pressure_runs(c);
+		int g;
+
 		c->curr = curr;
+		c->curr_epoch = atomic_read(&ms_pressure_epoch);
+		/* Groups not advanced above (neither stalled nor running): from now. */
+		for_each_set_bit(g, members, MS_PRESSURE_GROUPS)
+			if (!c->grp[g].nr_stalled && !(ran && test_bit(g, c->curr_groups)))
+				c->grp[g].last = now;
 		bitmap_copy(c->curr_groups, members, MS_PRESSURE_GROUPS);
 	}
 	c->last_change = now;
@@ -471,8 +515,7 @@ static void ms_pressure_enter(struct ms_probe *p, const struct ms_probe *leave)
 	ms_probe_rcu_unlock();
 	bitmap_copy(mine, t->groups, MS_PRESSURE_GROUPS);
 	atomic_inc(&ms_pressure_nr_stalled);
-	if (!READ_ONCE(ms_pressure_recent))
-		WRITE_ONCE(ms_pressure_recent, true);
+	ms_pressure_mark_recent();
 	if (ms_pressure_change(smp_processor_id(), t, me, MS_PRESSURE_ATTACH, MS_CURR_STALLED,
 			       mine, ms_pair_now())) {
 		ms_stat_inc(pressure, MS_pressure_stalls);
@@ -607,14 +650,19 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 	int cpu, curr, from;
 	u64 now;
 
-	if (likely(!atomic_read(&ms_pressure_nr_stalled) && !atomic_read(&ms_pressure_nr_queued)))
+	if (likely(!READ_ONCE(ms_pressure_recent) && !atomic_read(&ms_pressure_nr_stalled) &&
+		   !atomic_read(&ms_pressure_nr_queued)))
 		return;
 	cpu = smp_processor_id();
 	ms_pressure_unqueue(cpu);
-	if (!atomic_read(&ms_pressure_nr_stalled))
+	/*
+	 * What runs, while stalls are recent: a cgroup's CPUs weigh the time
+	 * a task of it ran there too, as PSI weighs its non-idle time.
+	 */
+	if (atomic_read(&ms_pressure_nr_stalled))
+		ms_pressure_mark_recent();
+	else if (!READ_ONCE(ms_pressure_recent))
 		return;
-	if (unlikely(!READ_ONCE(ms_pressure_recent)))
-		WRITE_ONCE(ms_pressure_recent, true);
 	ms_hit(data);
 	now = ms_pair_now();
 	t = ms_pressure_task_find(task);
@@ -736,7 +784,7 @@ static void ms_pressure_forget(void)
  * each group's stall times since then, into @grp ([group][some, full]).
  */
 static u64 ms_pressure_cpu_delta(int cpu, u64 now, u64 *dsome, u64 *dfull,
-				 u64 (*grp)[2])
+				 u64 (*grp)[3])
 {
 	struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 	struct ms_pressure_prev *p = per_cpu_ptr(&ms_pressure_prev, cpu);
@@ -757,8 +805,10 @@ static u64 ms_pressure_cpu_delta(int cpu, u64 now, u64 *dsome, u64 *dfull,
 
 		grp[g][0] = c->grp[g].some - prev[0];
 		grp[g][1] = c->grp[g].full - prev[1];
+		grp[g][2] = c->grp[g].nonidle - prev[2];
 		prev[0] = c->grp[g].some;
 		prev[1] = c->grp[g].full;
+		prev[2] = c->grp[g].nonidle;
 	}
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 
@@ -822,13 +872,14 @@ static void ms_pressure_groups_release(void)
 
 /*
  * PSI's collect_percpu_times(): each CPU's stall time, weighted by its
- * non-idle time in jiffies.  A cgroup's CPUs weigh their time stalled in
- * it (in us): PSI weighs its non-idle time there, stalled or running,
- * which memscope does not follow outside stalls.  Under ms_pressure.lock.
+ * non-idle time in jiffies.  A cgroup's CPUs weigh the time a task of it
+ * stalled or ran there (in us), while stalls were recent: PSI's non-idle
+ * time of the cgroup but for its tasks' waits to run and on I/O, which
+ * memscope does not follow.  Under ms_pressure.lock.
  */
 static void ms_pressure_collect(u64 now)
 {
-	u64 (*grp)[2] = ms_pressure.grp_delta;
+	u64 (*grp)[3] = ms_pressure.grp_delta;
 	u64 some = 0, full = 0, weights = 0;
 	int cpu, g;
 
@@ -846,7 +897,7 @@ static void ms_pressure_collect(u64 now)
 		for_each_set_bit(g, ms_pressure_groups_used, MS_PRESSURE_GROUPS) {
 			u64 *sum = ms_pressure.grp_sum[g];
 
-			w = div_u64(grp[g][0], NSEC_PER_USEC);
+			w = div_u64(grp[g][2], NSEC_PER_USEC);
 			sum[0] += grp[g][0] * w;
 			sum[1] += grp[g][1] * w;
 			sum[2] += w;

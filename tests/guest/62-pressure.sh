@@ -64,13 +64,13 @@ total() { awk -v k="$1" '$1 == k { sub("total=", "", $5); print $5 }' "$2"; }
 # Without psisync, periods apart, the same runs had differed by up to
 # 57% (6.12's compaction) and 60% (6.1-rt's file thrashing).
 # With the hooks, memscope sees a subset of the kernel's sites: not the
-# waits on refaults and swap-ins.  It was up to 18% under on most
-# workloads (5.10's anonymous thrashing 14%, 6.1-rt's file thrashing 14%,
-# 6.12-rt's file thrashing and its compaction memcg 18%), but on 6.1's
-# compaction once 48% under (165 ms against 316 ms; most likely the
-# refault waits of the shell's and awk's pages, which the rounds evict:
-# not measured).  So with the hooks, from 40% of the kernel's to 30%
-# over it.  Before 5.13 their full is 5.13's definition, which counts a
+# waits on refaults and swap-ins.  It was 14% to 18% under on anonymous
+# and file thrashing: from 60% of the kernel's figure to 30% over it.
+# Compaction's rounds evict and swap out the shell's and awk's pages,
+# whose waits to come back the hooks do not see (most likely; not
+# measured): 6.1's system figure was once 48% under (165 ms against
+# 316 ms), 6.12-rt's memcg's 51% under, the others 13% to 25%: from 25%
+# there.  Before 5.13 their full is 5.13's definition, which counts a
 # running stalled task throughout, not at ticks: at least the kernel's.
 # Still a failure for a memscope that counts nothing, or double.
 full_ge=0 tol_some=15 tol_full=25
@@ -90,7 +90,8 @@ compare() {
 	if [ "$2" = full ] && [ $full_ge = 1 ]; then
 		expect_ge "$1: full, memscope's us (5.13's definition) against the kernel's" "$3" "$4"
 	elif [ "$hooks" = 1 ]; then
-		expect_ge "$1: $2, memscope's us (the hooks) against 40% of the kernel's" "$3" $(($4 * 2 / 5))
+		expect_ge "$1: $2, memscope's us (the hooks) against ${HOOKS_FLOOR:-60}% of the kernel's" \
+			"$3" $(($4 * ${HOOKS_FLOOR:-60} / 100))
 		expect_ge "$1: $2, 130% of the kernel's us against memscope's (the hooks)" $(($4 * 13 / 10)) "$3"
 	else
 		expect_within "$1: $2, memscope's us against the kernel's" "$3" "$4" \
@@ -191,7 +192,7 @@ if [ -w /proc/sys/vm/nr_hugepages ]; then
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	cs0=$(awk '$1 == "compact_stall" { print $2 }' /proc/vmstat)
 	# shellcheck disable=SC2016 # the inner shell expands them
-	CG_TOO=1 measure "compaction" 50000 in_cg sh -c 'some() { awk "\$1 == \"some\" { sub(\"total=\", \"\", \$5); print \$5 }" /proc/pressure/memory; }
+	HOOKS_FLOOR=25 CG_TOO=1 measure "compaction" 50000 in_cg sh -c 'some() { awk "\$1 == \"some\" { sub(\"total=\", \"\", \$5); print \$5 }" /proc/pressure/memory; }
 		s0=$(some) i=0
 		while [ $i -lt 15 ] && [ $(($(some) - s0)) -lt 150000 ]; do
 			free=$(awk "/^MemFree:/ { print int(\$2 / 1024) }" /proc/meminfo)

@@ -130,11 +130,25 @@ static int ms_release(struct inode *inode, struct file *file)
 	return single_release(inode, file);
 }
 
+/* A text's own poll, where it has one; else what the VFS says without one. */
+static __poll_t ms_file_poll(const struct ms_file *f, struct file *file, poll_table *wait)
+{
+	if (f->kind != MS_F_TEXT || !f->text->poll)
+		return DEFAULT_POLLMASK;
+	return f->text->poll(file->private_data, file, wait);
+}
+
+static __poll_t ms_poll(struct file *file, poll_table *wait)
+{
+	return ms_file_poll(file_inode(file)->i_private, file, wait);
+}
+
 static const struct file_operations ms_fops = {
 	.owner = THIS_MODULE,
 	.open = ms_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
+	.poll = ms_poll,
 	.release = ms_release,
 };
 
@@ -211,10 +225,16 @@ static int ms_proc_release(struct inode *inode, struct file *file)
 	return single_release(inode, file);
 }
 
+static __poll_t ms_proc_poll(struct file *file, poll_table *wait)
+{
+	return ms_file_poll(pde_data(file_inode(file)), file, wait);
+}
+
 static const struct ms_proc_ops ms_file_proc_ops = {
 	.MS_PROC(open) = ms_proc_open,
 	.MS_PROC(read) = seq_read,
 	.MS_PROC_LSEEK = seq_lseek,
+	.MS_PROC(poll) = ms_proc_poll,
 	.MS_PROC(release) = ms_proc_release,
 };
 

@@ -788,10 +788,12 @@ int ms_view_release(struct inode *inode, struct file *file);
  * data is neither a table nor a view (the files user stack frames are
  * in).  Served over netlink by GET_TEXT, as `version` is.
  */
-#define MS_MAX_TEXTS	8
+#define MS_MAX_TEXTS	12
 struct ms_text {
 	const char *file;
 	int (*show)(struct seq_file *m);
+	/* Optional: readiness for poll(), @m the open file's (debugfs and procfs). */
+	__poll_t (*poll)(struct seq_file *m, struct file *file, poll_table *wait);
 };
 
 extern const struct ms_text *ms_texts[MS_MAX_TEXTS];
@@ -876,6 +878,7 @@ extern const struct file_operations ms_uleak_fops;
 extern const struct ms_proc_ops ms_uleak_proc_ops;
 /* unwind.c: the walk by unwind tables, under that lock, and their file. */
 bool ms_unwind_loaded(void);
+bool ms_unwind_has(u32 dev, u64 ino, u32 gen);
 unsigned int ms_unwind_walk(struct ms_uvma *w, struct pt_regs *regs, unsigned long *ip,
 			    unsigned int max);
 extern const struct file_operations ms_unwind_fops;

@@ -40,6 +40,14 @@
  * cleared by `reset`: rows name slots, and slots live until unload.  A
  * file that finds no free slot within reach keeps raw addresses, counted
  * in ustack_files_full.  The `files` text lists the slots.
+ *
+ * A slot also keeps the process whose stack first had the file: the CLI
+ * loads unwind tables for the files of the processes it knows of, and a
+ * library a process dlopen()s later would be walked by frame pointers
+ * until the CLI's next full scan.  `unwind_wanted` lists the ELF files in
+ * stacks that have no unwind table, with that process, and is readable
+ * to poll() each time the worker has named new slots since it was last
+ * read: the CLI waits on it and loads their tables then.
  */
 #include <linux/dcache.h>
 #include <linux/elf.h>
@@ -58,7 +66,7 @@
 #include "memscope.h"
 
 #define MS_UFILE_REACH		16
-#define MS_UFILE_PATH		424	/* a slot is 512 bytes */
+#define MS_UFILE_PATH		416	/* a slot is 512 bytes */
 #define MS_UFILE_LOADS		2	/* executable segments kept */
 #define MS_UFILE_BUILD_ID	20	/* SHA-1, what GNU ld writes */
 #define MS_NT_GNU_BUILD_ID	3	/* elf.h's; the kernel has it in lib/buildid.c only */
@@ -75,6 +83,7 @@ struct ms_ufile {
 	u64 ino;
 	u32 dev;		/* the superblock's s_dev */
 	u32 gen;		/* i_generation: a reused inode number differs */
+	u32 pid;		/* the process whose stack first had it */
 	u8 state;
 	u8 deleted;		/* unlinked when first seen or when named */
 	u8 truncated;		/* the path did not fit */
@@ -95,6 +104,9 @@ MODULE_PARM_DESC(ustack_files, "Files user stack frames are named by, kept until
 static struct ms_ufile *ms_ufiles;
 static unsigned int ms_ufiles_mask;
 static char *ms_ufile_buf;		/* the worker's: a path, then ELF headers */
+/* Bumped by the worker after it named slots; unwind_wanted's pollers wait. */
+static atomic_t ms_ufile_named;
+static DECLARE_WAIT_QUEUE_HEAD(ms_ufile_wq);
 
 #define MS_UFILE_STATS(X)						\
 	X(ustack_files_full, "User stack frames left as addresses: the table of files (ustack_files) had no free slot for theirs.") \
@@ -139,6 +151,7 @@ static int ms_ufile_slot(struct file *file)
 		u->dev = dev;
 		u->ino = ino;
 		u->gen = gen;
+		u->pid = task_tgid_nr(current);
 		u->deleted = d_unlinked(file->f_path.dentry) || !inode->i_nlink;
 		u->file = get_file(file);
 		/* The worker sees the file once it sees the state. */
@@ -338,12 +351,18 @@ static void ms_ufile_name(struct ms_ufile *u)
 
 static void ms_ufile_work_fn(struct work_struct *work)
 {
-	unsigned int i;
+	unsigned int i, named = 0;
 
 	for (i = 0; i <= ms_ufiles_mask; i++) {
-		if (smp_load_acquire(&ms_ufiles[i].state) == MS_UF_PENDING)
+		if (smp_load_acquire(&ms_ufiles[i].state) == MS_UF_PENDING) {
 			ms_ufile_name(&ms_ufiles[i]);
+			named++;
+		}
 		cond_resched();
+	}
+	if (named) {
+		atomic_inc(&ms_ufile_named);
+		wake_up_interruptible_all(&ms_ufile_wq);
 	}
 }
 
@@ -390,6 +409,44 @@ static const struct ms_text ms_ufiles_text = {
 	.show = ms_ufiles_show,
 };
 
+/*
+ * `unwind_wanted`: each named slot of an ELF file with an executable
+ * segment and no unwind table, "pid dev ino gen", the process the one
+ * whose stack first had it.  A read notes the worker's count in the open
+ * file's seq_file (poll_event), as /proc/PID/mounts notes its namespace's.
+ */
+static int ms_unwind_wanted_show(struct seq_file *m)
+{
+	unsigned int i;
+
+	m->poll_event = atomic_read(&ms_ufile_named);
+	seq_puts(m, "# pid dev ino gen\n");
+	for (i = 0; ms_ufiles && i <= ms_ufiles_mask; i++) {
+		const struct ms_ufile *u = &ms_ufiles[i];
+
+		if (!READ_ONCE(u->key) || smp_load_acquire(&u->state) != MS_UF_NAMED ||
+		    !u->load[0].filesz || ms_unwind_has(u->dev, u->ino, u->gen))
+			continue;
+		seq_printf(m, "%u %u:%u %llu %u\n", u->pid, MAJOR(u->dev), MINOR(u->dev),
+			   (unsigned long long)u->ino, u->gen);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Readable once the worker named slots since this file was last read. */
+static __poll_t ms_unwind_wanted_poll(struct seq_file *m, struct file *file, poll_table *wait)
+{
+	poll_wait(file, &ms_ufile_wq, wait);
+	return atomic_read(&ms_ufile_named) != m->poll_event ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static const struct ms_text ms_unwind_wanted_text = {
+	.file = "unwind_wanted",
+	.show = ms_unwind_wanted_show,
+	.poll = ms_unwind_wanted_poll,
+};
+
 static void ms_ufile_exit(void)
 {
 	unsigned int i;
@@ -422,7 +479,8 @@ static size_t ms_ufile_bytes(void)
  */
 static int ms_ufile_init(void)
 {
-	int err = ms_stat_set_add(&ms_ufile_stats) ?: ms_text_add(&ms_ufiles_text);
+	int err = ms_stat_set_add(&ms_ufile_stats) ?: ms_text_add(&ms_ufiles_text) ?:
+		  ms_text_add(&ms_unwind_wanted_text);
 
 	if (err || !MS_HAVE_USTACK_WALK || !ustack_files)
 		return err;

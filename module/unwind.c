@@ -240,6 +240,22 @@ static const struct ms_text ms_unwind_tables_text = {
 	.show = ms_unwind_tables_show,
 };
 
+/* Whether the file (@dev, @ino, @gen) has a table, for any segment. */
+bool ms_unwind_has(u32 dev, u64 ino, u32 gen)
+{
+	const struct ms_unwind_tab *t;
+	bool has = false;
+
+	mutex_lock(&ms_unwind_lock);
+	list_for_each_entry(t, &ms_unwind_list, all)
+		if (t->ino == ino && t->dev == dev && t->gen == gen) {
+			has = true;
+			break;
+		}
+	mutex_unlock(&ms_unwind_lock);
+	return has;
+}
+
 /* Whether any table is loaded: the walk is worth its cost only then. */
 bool ms_unwind_loaded(void)
 {

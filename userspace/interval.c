@@ -57,18 +57,20 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+#define MS_WAKE_FDS 4
+
 /*
  * Until @until, or until a signal asks to stop (already asked: at once);
- * meanwhile @ops' wake each time its descriptor is readable.
+ * meanwhile @ops' wake each time one of its descriptors is readable.
  */
 static void sleep_until(const struct timespec *until, const struct ms_interval_ops *ops,
 			void *ctx)
 {
-	int fd = ops && ops->wake_fd ? ops->wake_fd(ctx) : -1;
+	int fds[MS_WAKE_FDS], n = ops && ops->wake_fds ? ops->wake_fds(ctx, fds, MS_WAKE_FDS) : 0, i;
+	struct pollfd pfd[MS_WAKE_FDS];
 	struct timespec now, left;
-	struct pollfd pfd;
 
-	if (fd < 0) {
+	if (n <= 0) {
 		while (!ms_stop &&
 		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL) == EINTR)
 			;
@@ -84,8 +86,9 @@ static void sleep_until(const struct timespec *until, const struct ms_interval_o
 			left.tv_sec--;
 			left.tv_nsec += 1000000000L;
 		}
-		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-		if (ppoll(&pfd, 1, &left, NULL) > 0)
+		for (i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		if (ppoll(pfd, n, &left, NULL) > 0)
 			ops->wake(ctx);
 	}
 }

@@ -265,10 +265,11 @@ struct ms_interval_ops {
 	/* Each second while the tool waits for its next report, if not NULL. */
 	void (*tick)(void *ctx);
 	/*
-	 * A descriptor to watch while the tool waits (-1: none), and what to
-	 * do as soon as it is readable; both NULL, or both set.
+	 * The descriptors to watch while the tool waits, up to @max into @fds
+	 * (how many: 0, none), and what to do as soon as one is readable;
+	 * both NULL, or both set.
 	 */
-	int (*wake_fd)(void *ctx);
+	int (*wake_fds)(void *ctx, int *fds, int max);
 	void (*wake)(void *ctx);
 };
 int ms_run_interval(const struct ms_opts *o, const struct ms_interval_ops *ops, void *ctx);

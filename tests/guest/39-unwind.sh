@@ -25,6 +25,9 @@
 #     table must be that file's, the frames named from it.
 #   - Three programs that live 0.3 s each, started after the tool: each
 #     gets its table, from the exec event.
+#   - A library dlopen()ed after the tool read its program's maps gets
+#     its table as soon as a stack has it (unwind_wanted): 90% of its
+#     faults are in stacks that reach main() through it.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(uname -m)" = x86_64 ] || skip "unwind tables are followed on x86-64 only"
@@ -201,6 +204,27 @@ for i in 1 2 3; do
 		fail "no table for sleep$i, which ran 0.3 s after the tool started: $(cat $D/unwind_tables)"
 done
 diag "three programs of 0.3 s, started after the tool: a table for each"
+# A library dlopen()ed 2 s after its program started, when the tool has
+# read the program's maps twice (at its exec() and at the next scan), and
+# faulted in from there for 3 s.  Program, library and glibc have no
+# frame pointers: a fault's stack reaches main() only by the library's
+# table.  The tool loads it when the module names the file in a stack
+# (unwind_wanted, which it polls), not at its next full scan, up to ten
+# seconds on (then: in about one run of three, a table in time for 90%).
+"$W/dlopener" "$W/libmsdl.so" 2000 3000 > /tmp/t39.dl || fail "dlopener failed"
+dpid=$(sed -n 's/^pid=//p' /tmp/t39.dl)
+expect_eq "pages dlopener's library touched" "$(sed -n 's/^touched=//p' /tmp/t39.dl)" 3000
+"$CLI" faults --stacks --kept -p "$dpid" > /tmp/t39.dlf 2> /tmp/t39.err ||
+	fail "faults --stacks --kept, dlopener: $(cat /tmp/t39.err)"
+awk '{ print $NF, $0 }' /tmp/t39.dlf | sort -rn | head -n 4 | cut -c1-300 | sed 's/^/# dlopen: /'
+# Its faults in the library: the stacks whose last frame is msdl_touch.
+awk '/;msdl_touch [0-9]+$/ { all += $NF; if (/;main;run_lib;msdl_run;msdl_a;msdl_b;msdl_touch /) good += $NF }
+	END { printf "%d %d\n", good, all }' /tmp/t39.dlf > /tmp/t39.frac
+read -r good all < /tmp/t39.frac
+diag "dlopener pid $dpid: $good of $all faults in its library in stacks from main"
+expect_ge "dlopener's faults in its library" "$all" 2700
+expect_ge "of which in stacks from main, through the library's table, per cent" $((good * 100 / all)) 90
+
 { rm -f $FIFO && mkfifo $FIFO; } || fail "mkfifo"
 PYTHONHOME=/usr $OVL/python3.11 -c '
 import os, sys

@@ -62,6 +62,7 @@ grammar() {	# grammar FILE: the ERE every line of FILE must match
 	files) echo "^(# slot dev ino gen state build_id loads path|$N - - - pending - - -|$N $N:$N $N $N (named|deleted|truncated) ([0-9a-f]+|-) (-|(0x[0-9a-f]+:0x[0-9a-f]+:0x[0-9a-f]+,?)+) $F)\$" ;;
 	uleak_outstanding) echo "^(# allocs bytes oldest_ms depth stack|$N $N $N ($N ($FR,)*$FR|0 -))\$" ;;
 	unwind_tables) echo "^(# dev ino gen seg_offset bytes rows|$N:$N $N $N 0x[0-9a-f]+ $N $N)\$" ;;
+	unwind_wanted) echo "^(# pid dev ino gen|$N $N:$N $N $N)\$" ;;
 	swap_residency_by_pid) echo "^(# pid comm swapouts swapins median_ns|$N $F $N $N $N)\$" ;;
 	oom) echo "^time_ns=$N trigger_pid=$N trigger_comm=$F victim_pid=$N victim_comm=$F pages=$N anon_rss_kb=[-0-9]+ file_rss_kb=[-0-9]+ shmem_rss_kb=[-0-9]+ oom_score_adj=-?$N memcg=$F order=-?$N gfp_mask=0?x?[0-9a-f]+ loadavg=$LA confirmed=[01] gfp_flags=$GFP seq=$N\$" ;;
 	direct_reclaim) echo "^time_ns=$N pid=$N comm=$F latency_ns=$N nr_reclaimed=$N memcg=[01]\$" ;;

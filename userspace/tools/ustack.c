@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -713,7 +714,7 @@ static int snap_report(void *p, const void *pv, const void *nv, double dt)
 }
 
 static void snap_tick(void *ctx);
-static int snap_wake_fd(void *ctx);
+static int snap_wake_fds(void *ctx, int *fds, int max);
 static void snap_wake(void *ctx);
 
 static const struct ms_interval_ops stacks_ops = {
@@ -721,7 +722,7 @@ static const struct ms_interval_ops stacks_ops = {
 	.free_snap = snap_free,
 	.report = snap_report,
 	.tick = snap_tick,
-	.wake_fd = snap_wake_fd,
+	.wake_fds = snap_wake_fds,
 	.wake = snap_wake,
 };
 
@@ -819,6 +820,7 @@ static struct kkey fid_gen(unsigned int major, unsigned int minor, uint64_t ino,
 struct preload {
 	int wfd;		/* the module's unwind file; -1: no loading */
 	int cn;			/* exec events (procev.c); -1: none */
+	int wanted;		/* the module's unwind_wanted; -1: none */
 	struct kset tried;	/* files tried in this run: dev, ino */
 	struct kset loaded;	/* files with tables when it started: dev, ino */
 	struct kset loaded_gen;	/* the same with their generation */
@@ -977,6 +979,48 @@ static void preload_pid(struct preload *p, const char *pid)
 	preload_maps(p, pid);
 }
 
+/*
+ * The files in stacks that have no table, as the module's unwind_wanted
+ * lists them ("pid dev ino gen"): each one's process's maps, read again
+ * (a library it dlopen()ed since they were), if the file was not tried.
+ * Only when the file is readable to poll(): the module's worker named
+ * new files since the last read.
+ */
+static void preload_wanted(struct preload *p)
+{
+	struct pollfd pfd = { .fd = p->wanted, .events = POLLIN };
+	unsigned int major, minor;
+	char line[128], spid[16];
+	uint64_t ino;
+	struct kkey k;
+	FILE *fp;
+	int fd, pid;
+
+	if (p->wanted < 0 || p->wfd < 0 || p->full || poll(&pfd, 1, 0) <= 0 ||
+	    lseek(p->wanted, 0, SEEK_SET) < 0)
+		return;
+	/* A read from the start shows the list anew and notes it read. */
+	fd = dup(p->wanted);
+	fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (!p->full && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%d %u:%u %" SCNu64, &pid, &major, &minor, &ino) != 4 || pid <= 0)
+			continue;
+		k = fid(major, minor, ino);
+		if (kset_has(&p->tried, &k))
+			continue;
+		snprintf(spid, sizeof(spid), "%d", pid);
+		preload_maps(p, spid);
+		/* Tried even where its process is gone: not asked for again. */
+		kset_add(&p->tried, &k);
+	}
+	fclose(fp);
+}
+
 /* An exec event: the new program's tables, now. */
 static void preload_exec(void *ctx, int tgid)
 {
@@ -1037,13 +1081,17 @@ static void preload_start(struct preload *p)
 {
 	char *path = ms_path("unwind");
 
-	p->cn = -1;
+	p->cn = p->wanted = -1;
 	p->wfd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
 	free(path);
 	if (p->wfd < 0)
 		return;
 	/* Listening first: a program that starts during the scan is not missed. */
 	p->cn = ms_procev_open();
+	/* A module before unwind_wanted: dlopen()s wait for the full scans. */
+	path = ms_path("unwind_wanted");
+	p->wanted = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
 	preload_loaded(p);
 	p->last_full = ms_now_mono();
 	preload_scan(p, true);
@@ -1057,6 +1105,7 @@ static void preload_tick(struct preload *p)
 	if (all)
 		p->last_full = ms_now_mono();
 	preload_scan(p, all);
+	preload_wanted(p);
 }
 
 static void preload_end(struct preload *p)
@@ -1071,7 +1120,9 @@ static void preload_end(struct preload *p)
 		close(p->wfd);
 	if (p->cn >= 0)
 		close(p->cn);
-	p->wfd = p->cn = -1;
+	if (p->wanted >= 0)
+		close(p->wanted);
+	p->wfd = p->cn = p->wanted = -1;
 }
 
 static void snap_tick(void *ctx)
@@ -1082,18 +1133,25 @@ static void snap_tick(void *ctx)
 		preload_tick(c->pre);
 }
 
-static int snap_wake_fd(void *ctx)
+static int snap_wake_fds(void *ctx, int *fds, int max)
 {
 	struct stacks_ctx *c = ctx;
+	int n = 0;
 
-	return c->pre ? c->pre->cn : -1;
+	if (c->pre && c->pre->cn >= 0 && n < max)
+		fds[n++] = c->pre->cn;
+	if (c->pre && c->pre->wanted >= 0 && c->pre->wfd >= 0 && !c->pre->full && n < max)
+		fds[n++] = c->pre->wanted;
+	return n;
 }
 
 static void snap_wake(void *ctx)
 {
 	struct stacks_ctx *c = ctx;
 
-	ms_procev_read(c->pre->cn, preload_exec, c->pre);
+	if (c->pre->cn >= 0)
+		ms_procev_read(c->pre->cn, preload_exec, c->pre);
+	preload_wanted(c->pre);
 }
 
 int cmd_unwind_load(int argc, char **argv)

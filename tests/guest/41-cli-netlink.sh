@@ -98,8 +98,14 @@ diag "kernel log: Killed process $hog"
 # The kill and oom_hog's reclaims, from the groups' attributes as text, are
 # the ring files' lines byte for byte (events_format decodes them); as JSON
 # from the groups and from the file, the same objects, the victim's comm
-# "123" a string in both.
-sleep 1
+# "123" a string in both.  Each has all of them once it has the kill, the
+# last of them; after 10 s without, the checks below say what is missing.
+_t=0
+until grep -q "^oom .* victim_pid=$hog " /tmp/mont.out && grep -q "\"victim_pid\":${hog}[,}]" /tmp/monf.out; do
+	_t=$((_t + 1))
+	[ $_t -le 50 ] || break
+	sleep 0.2
+done
 kill -INT "$tpid" "$fpid"
 wait "$tpid"
 expect_eq "text monitor exit status on SIGINT" $? 0
@@ -149,7 +155,10 @@ sleep 1
 kill -STOP $mpid
 echo 16M > $CG/memory.max
 r0=$(reclaims)
-sh -c "echo \$\$ > $CG/cgroup.procs && find /usr/lib /usr/bin -type f -size +256k |
+# About 25 MB of page cache into 16M: 40 files of 256 KiB to 1 MiB from
+# /usr/bin, whose 1,500 entries find walks over 9p in a second (/usr/lib's
+# 10,000 before the first 40 such files took 9 s).
+sh -c "echo \$\$ > $CG/cgroup.procs && find /usr/bin -type f -size +256k -size -1024k |
 	head -n 40 | xargs cat > /dev/null 2>&1; exit 0"
 ms_stat_settled memcg_reclaim_count 30 > /dev/null || fail "memcg reclaims still going 30 s after the reader"
 r1=$(reclaims)
@@ -256,12 +265,19 @@ while read -r p _; do
 done < $D/probes
 # status names its source: the one line that differs, by design; and a
 # report's time of day may tick between the two runs, as memleak's ages do.
-nosource() { sed -E -e '/^directory \//d; /^netlink family memscope$/d' \
+# nosource FILE...: takes those out, in place, of every FILE at once.
+nosource() { sed -i -E -e '/^directory \//d; /^netlink family memscope$/d' \
 		 -e 's/"dir":"[^"]*",//; s/"netlink":"memscope",//' \
 		 -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/HH:MM:SS/g' \
-		 -e 's/\(oldest [0-9]+ ms\)/(oldest N ms)/g; s/"oldest_ms":[0-9]+/"oldest_ms":N/g'; }
+		 -e 's/\(oldest [0-9]+ ms\)/(oldest N ms)/g; s/"oldest_ms":[0-9]+/"oldest_ms":N/g' "$@"; }
 n=0 off=
-{ rm -rf /tmp/t41j && mkdir /tmp/t41j; } || fail "mkdir /tmp/t41j"
+# Run N's output and errors over files go to /tmp/t41f/N.out and N.err,
+# over netlink to /tmp/t41n/N.*; /tmp/t41.runs names each run, and
+# /tmp/t41.json those whose JSON is parsed.  They are compared after the
+# last run, all at once: under TCG a process costs more than a comparison.
+{ rm -rf /tmp/t41f /tmp/t41n && mkdir /tmp/t41f /tmp/t41n; } || fail "mkdir /tmp/t41f /tmp/t41n"
+: > /tmp/t41.runs
+: > /tmp/t41.json
 # The opt-in tools with --kept: without it they would turn their family
 # on again (and memleak's comes on with an empty table) and trace.
 for tool in status faults "faults --hist" "faults --stacks --kept" ffaults swapin \
@@ -270,24 +286,19 @@ for tool in status faults "faults --hist" "faults --stacks --kept" ffaults swapi
 	    "memleak --kept" "slabtop --kept" "mmapsnoop --last --kept" \
 	    "shmsnoop --last --kept" "brkstack --kept" export "export --prometheus"; do
 	for j in "" -j; do
+		n=$((n + 1))
 		# shellcheck disable=SC2086
-		$CLI $j $tool > /tmp/files.out 2> /tmp/files.err
+		$CLI $j $tool > /tmp/t41f/$n.out 2> /tmp/t41f/$n.err
 		rf=$?
 		# shellcheck disable=SC2086
-		$CLI --netlink $j $tool > /tmp/nl.out 2> /tmp/nl.err
+		$CLI --netlink $j $tool > /tmp/t41n/$n.out 2> /tmp/t41n/$n.err
 		rn=$?
 		[ "$rn" = "$rf" ] ||
-			fail "memscope $j $tool: exit status $rn over netlink, $rf over files: $(head -c 300 /tmp/nl.err)"
-		for o in out err; do
-			nosource < /tmp/files.$o > /tmp/files.cmp
-			nosource < /tmp/nl.$o > /tmp/nl.cmp
-			cmp -s /tmp/files.cmp /tmp/nl.cmp ||
-				fail "memscope $j $tool differs over netlink (std$o): $(diff /tmp/files.cmp /tmp/nl.cmp | head -n 8)"
-		done
-		n=$((n + 1))
-		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool: $(grep -m 1 Error /tmp/files.err)"
+			fail "memscope $j $tool: exit status $rn over netlink, $rf over files: $(head -c 300 /tmp/t41n/$n.err)"
+		echo "$n ${j:--} $tool" >> /tmp/t41.runs
+		[ "$rf" = 0 ] || [ -n "$j" ] || off="$off, $tool: $(grep -m 1 Error /tmp/t41f/$n.err)"
 		case $tool in compact*) if [ -n "$nocompact" ]; then
-			cat /tmp/nl.out /tmp/nl.err > /tmp/nl.all
+			cat /tmp/t41n/$n.out /tmp/t41n/$n.err > /tmp/nl.all
 			compact_refused /tmp/nl.all || fail "memscope $j $tool over netlink without compaction probes: $(cat /tmp/nl.all)"
 			continue
 		fi ;; esac
@@ -295,21 +306,21 @@ for tool in status faults "faults --hist" "faults --stacks --kept" ffaults swapi
 		# and every tool 40-cli runs must succeed, as it does there.
 		case $tool in status|faults*|ffaults|swapin|hfaults|"oomkill --last"|"drsnoop --last"|vmscan|shrinkers|\
 			      compact*|memleak*|slabtop*|mmapsnoop*|shmsnoop*|brkstack*|export*)
-			[ "$rf" = 0 ] || fail "memscope $j $tool failed, so it was compared without data: $(head -c 300 /tmp/files.err)" ;;
+			[ "$rf" = 0 ] || fail "memscope $j $tool failed, so it was compared without data: $(head -c 300 /tmp/t41f/$n.err)" ;;
 		esac
-		# JSON, read all at once below: the tool, then what it printed.
-		[ -z "$j" ] || [ "$rf" != 0 ] || { echo "$tool"; cat /tmp/nl.out; } > /tmp/t41j/$n
-		[ "$tool" != "export --prometheus" ] || [ -n "$j" ] || cp /tmp/nl.out /tmp/metrics
+		# JSON, read all at once below.
+		[ -z "$j" ] || [ "$rf" != 0 ] || echo "$n $tool" >> /tmp/t41.json
+		[ "$tool" != "export --prometheus" ] || [ -n "$j" ] || cp /tmp/t41n/$n.out /tmp/metrics
 	done
 done
-diag "$n tool runs print the same over files and netlink; of those that failed, each the same way: ${off#, }"
 # Each line of a -j run that succeeded parses; at least one, but where
 # only the rings' last events are asked for (they may have none).
-python3 - /tmp/t41j/* << 'PY' || fail "see above"
+python3 - /tmp/t41.json << 'PY' || fail "see above"
 import json, sys
-for path in sys.argv[1:]:
-    lines = open(path).read().splitlines()
-    tool, out = lines[0], [l for l in lines[1:] if l.strip()]
+runs = 0
+for run in open(sys.argv[1]):
+    n, tool = run.rstrip("\n").split(" ", 1)
+    out = [l for l in open("/tmp/t41n/%s.out" % n).read().splitlines() if l.strip()]
     try:
         for l in out:
             json.loads(l)
@@ -317,8 +328,23 @@ for path in sys.argv[1:]:
         sys.exit("# FAIL: memscope --netlink -j %s printed invalid JSON (%s): %.300s" % (tool, e, l))
     if not out and "--last" not in tool.split():
         sys.exit("# FAIL: memscope --netlink -j %s printed nothing" % tool)
-print("# %d -j runs over netlink printed valid JSON lines" % (len(sys.argv) - 1))
+    runs += 1
+print("# %d -j runs over netlink printed valid JSON lines" % runs)
 PY
+# Every run's output and errors, the same over files and netlink; if not,
+# the first run that differs is named.
+nosource /tmp/t41f/* /tmp/t41n/*
+if ! diff -r /tmp/t41f /tmp/t41n > /dev/null; then
+	while read -r n j tool; do
+		[ "$j" != - ] || j=
+		for o in out err; do
+			cmp -s "/tmp/t41f/$n.$o" "/tmp/t41n/$n.$o" ||
+				fail "memscope $j $tool differs over netlink (std$o): $(diff "/tmp/t41f/$n.$o" "/tmp/t41n/$n.$o" | head -n 8)"
+		done
+	done < /tmp/t41.runs
+	fail "diff -r /tmp/t41f /tmp/t41n: $(diff -r /tmp/t41f /tmp/t41n | head -n 8)"
+fi
+diag "$n tool runs print the same over files and netlink; of those that failed, each the same way: ${off#, }"
 if command -v promtool > /dev/null; then
 	promtool check metrics < /tmp/metrics > /tmp/prom 2>&1 || fail "promtool, export --prometheus over netlink: $(head -n 5 /tmp/prom)"
 fi

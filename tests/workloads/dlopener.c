@@ -3,9 +3,11 @@
  * dlopener LIB WAIT_MS PAGES: print "pid=N", wait WAIT_MS milliseconds,
  * then dlopen() LIB (libmsdl.so) and call its msdl_run(PAGES): a page
  * fault a millisecond, each in msdl_touch(), called through msdl_a() and
- * msdl_b() from msdl_run(), called from run_lib() and main().  Built
- * without frame pointers, as LIB and glibc are: only unwind tables reach
- * main() from a fault in LIB (39-unwind).
+ * msdl_b() from msdl_run(), called from run_lib() and main().  Then print
+ * "touched=N" and wait for the end of standard input, so that its stacks
+ * can be read while it lives.  Built without frame pointers, as LIB and
+ * glibc are: only unwind tables reach main() from a fault in LIB
+ * (39-unwind).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -49,5 +51,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("touched=%ld\n", run_lib(run, atol(argv[3])));
+	fflush(stdout);
+	while (getchar() != EOF)
+		;
 	return 0;
 }

@@ -78,9 +78,9 @@ long ms_unwind_lookup(const void *blob, uint64_t addr)
 	return lo;
 }
 
-int ms_unwind_check(const void *blob, size_t size, char *err, size_t errlen)
+int ms_unwind_check(const void *blob, size_t size, uint16_t machine, char *err, size_t errlen)
 {
-	const char *why = memscope_unwind_check(blob, size, EM_X86_64);
+	const char *why = memscope_unwind_check(blob, size, machine);
 	struct parts s;
 	uint32_t i;
 
@@ -109,8 +109,9 @@ int ms_unwind_check(const void *blob, size_t size, char *err, size_t errlen)
 	return 0;
 }
 
-/* x86-64's names: DWARF registers 7 and 6. */
-static const char *const reg_names[] = { "-", "rsp", "rbp" };
+/* The registers' names: x86-64's DWARF 7 and 6, arm64's 31 and 29. */
+static const char *const x86_names[] = { "-", "rsp", "rbp" };
+static const char *const a64_names[] = { "-", "sp", "x29" };
 static const char *const kind_names[] = { "stop", "rule", "fp-chain", "plt", "signal" };
 
 static void where_text(char *buf, size_t len, __u8 where, __s32 off)
@@ -121,8 +122,10 @@ static void where_text(char *buf, size_t len, __u8 where, __s32 off)
 		snprintf(buf, len, "%s", where == MEMSCOPE_UNWIND_SAME ? "s" : "u");
 }
 
-static void rule_text(char *buf, size_t len, const struct memscope_unwind_rule *r)
+static void rule_text(char *buf, size_t len, const struct memscope_unwind_rule *r,
+		      uint16_t machine)
 {
+	const char *const *names = machine == EM_AARCH64 ? a64_names : x86_names;
 	char fp[16], ra[16];
 
 	if (r->kind != MEMSCOPE_UNWIND_RULE && r->kind != MEMSCOPE_UNWIND_FP_CHAIN) {
@@ -131,8 +134,8 @@ static void rule_text(char *buf, size_t len, const struct memscope_unwind_rule *
 	}
 	where_text(fp, sizeof(fp), r->fp_rule, r->fp_off);
 	where_text(ra, sizeof(ra), r->ra_rule, r->ra_off);
-	snprintf(buf, len, "%s cfa=%s%+d rbp=%s ra=%s", kind_names[r->kind],
-		 reg_names[r->cfa_base], r->cfa_off, fp, ra);
+	snprintf(buf, len, "%s cfa=%s%+d %s=%s ra=%s", kind_names[r->kind],
+		 names[r->cfa_base], r->cfa_off, names[MEMSCOPE_UNWIND_REG_FP], fp, ra);
 }
 
 void ms_unwind_dump(const struct ms_unwind_table *t, FILE *fp)
@@ -151,7 +154,7 @@ void ms_unwind_dump(const struct ms_unwind_table *t, FILE *fp)
 	fprintf(fp, "# covers 0x%llx-0x%llx\n", (unsigned long long)s.h->base,
 		(unsigned long long)(s.h->base + s.h->size));
 	for (i = 0; i < s.h->nr_rows; i++) {
-		rule_text(text, sizeof(text), &s.rules[s.rows[i].rule]);
+		rule_text(text, sizeof(text), &s.rules[s.rows[i].rule], s.h->machine);
 		fprintf(fp, "0x%llx %s\n", (unsigned long long)(s.h->base + s.rows[i].addr), text);
 	}
 }
@@ -169,12 +172,24 @@ void ms_unwind_free(struct ms_unwind_table *t)
 
 #ifdef MS_HAVE_LIBDW
 
-#define X86_RBP	6
-#define X86_RSP	7
-#define X86_RIP	16
 #define MAX_RULES	65536	/* a row's u16 */
 
+/* A machine's DWARF registers: the stack pointer, the frame pointer, the return address. */
+struct ms_regs {
+	int sp, fp, ra;
+};
+static const struct ms_regs x86_regs = { 7, 6, 16 };	/* rsp, rbp, rip */
+static const struct ms_regs a64_regs = { 31, 29, 30 };	/* sp, x29, x30 (LR) */
+
+/* The machines the builder reads CFI of: a table says which in its header. */
+static bool known_machine(uint16_t machine)
+{
+	return machine == EM_X86_64 || machine == EM_AARCH64;
+}
+
 struct builder {
+	uint16_t machine;
+	const struct ms_regs *regs;
 	struct memscope_unwind_rule *rules;
 	struct memscope_unwind_row *rows;
 	size_t nrules, nrows, cap_rules, cap_rows;
@@ -251,7 +266,7 @@ static bool is_plt(const Dwarf_Op *ops, size_t n)
 }
 
 /* The CFA: register + offset, as DW_OP_bregx (a def_cfa rule) or DW_OP_bregN (an expression). */
-static int cfa_rule(Dwarf_Frame *f, struct memscope_unwind_rule *r)
+static int cfa_rule(const struct builder *b, Dwarf_Frame *f, struct memscope_unwind_rule *r)
 {
 	Dwarf_Op *ops;
 	size_t n;
@@ -260,7 +275,7 @@ static int cfa_rule(Dwarf_Frame *f, struct memscope_unwind_rule *r)
 
 	if (dwarf_frame_cfa(f, &ops, &n) || n == 0)
 		return -1;
-	if (is_plt(ops, n)) {
+	if (b->machine == EM_X86_64 && is_plt(ops, n)) {
 		r->kind = MEMSCOPE_UNWIND_PLT;
 		r->cfa_base = MEMSCOPE_UNWIND_REG_SP;
 		r->cfa_off = 8;
@@ -277,31 +292,44 @@ static int cfa_rule(Dwarf_Frame *f, struct memscope_unwind_rule *r)
 	} else {
 		return -1;
 	}
-	if ((reg != X86_RSP && reg != X86_RBP) || !fits_s32(off))
+	if ((reg != (uint64_t)b->regs->sp && reg != (uint64_t)b->regs->fp) || !fits_s32(off))
 		return -1;
 	r->kind = MEMSCOPE_UNWIND_RULE;
-	r->cfa_base = reg == X86_RSP ? MEMSCOPE_UNWIND_REG_SP : MEMSCOPE_UNWIND_REG_FP;
+	r->cfa_base = reg == (uint64_t)b->regs->sp ? MEMSCOPE_UNWIND_REG_SP : MEMSCOPE_UNWIND_REG_FP;
 	r->cfa_off = (__s32)off;
 	return 0;
 }
 
+/*
+ * Whether the rule's return address is one the walk can have: x86-64's is
+ * always at CFA - 8; arm64's is saved at the CFA plus an offset, or still
+ * in the link register (SAME: a leaf, or a prologue before it saves x30).
+ */
+static bool ra_known(const struct builder *b, const struct memscope_unwind_rule *r)
+{
+	if (b->machine == EM_AARCH64)
+		return r->ra_rule == MEMSCOPE_UNWIND_AT_CFA || r->ra_rule == MEMSCOPE_UNWIND_SAME;
+	return r->ra_rule == MEMSCOPE_UNWIND_AT_CFA && r->ra_off == -8;
+}
+
 /* A frame state as a rule; a STOP rule says why in *WHY. */
-static struct memscope_unwind_rule classify(Dwarf_Frame *f, bool signalp, enum ms_unwind_stop *why)
+static struct memscope_unwind_rule classify(const struct builder *b, Dwarf_Frame *f, bool signalp,
+					    enum ms_unwind_stop *why)
 {
 	static const struct memscope_unwind_rule stop = { .kind = MEMSCOPE_UNWIND_STOP };
 	struct memscope_unwind_rule r = { 0 };
 
-	if (signalp)
+	/* SIGNAL's frame layout is x86-64's: an arm64 signal frame ends the walk. */
+	if (signalp && b->machine == EM_X86_64)
 		return (struct memscope_unwind_rule){ .kind = MEMSCOPE_UNWIND_SIGNAL };
 	*why = MS_STOP_CFA;
-	if (cfa_rule(f, &r))
+	if (signalp || cfa_rule(b, f, &r))
 		return stop;
 	*why = MS_STOP_RA;
-	if (reg_where(f, X86_RIP, &r.ra_rule, &r.ra_off) || r.ra_rule != MEMSCOPE_UNWIND_AT_CFA ||
-	    r.ra_off != -8)
+	if (reg_where(f, b->regs->ra, &r.ra_rule, &r.ra_off) || !ra_known(b, &r))
 		return stop;
 	*why = MS_STOP_FP;
-	if (reg_where(f, X86_RBP, &r.fp_rule, &r.fp_off))
+	if (reg_where(f, b->regs->fp, &r.fp_rule, &r.fp_off))
 		return stop;
 	if (r.kind == MEMSCOPE_UNWIND_PLT && r.fp_rule != MEMSCOPE_UNWIND_SAME)
 		return stop;
@@ -378,7 +406,7 @@ static int walk_cfi(struct builder *b, Dwarf_CFI *const cfi[2])
 
 		next = a + 1;
 		if (f && dwarf_frame_info(f, &start, &next, &signalp) >= 0)
-			r = classify(f, signalp, &why);
+			r = classify(b, f, signalp, &why);
 		free(f);
 		if (r.kind == MEMSCOPE_UNWIND_STOP && (why != MS_STOP_NO_CFI || !gap))
 			b->t->stop_ranges[why]++;
@@ -441,6 +469,7 @@ static int build_segment(struct builder *b, Dwarf_CFI *const cfi[2], uint16_t ma
 		snprintf(b->err, b->errlen, "out of memory");
 		return -1;
 	}
+	b->t->machine = machine;
 	*tail = &b->t->next;
 	b->nrules = b->nrows = 0;
 	b->base = ph->p_vaddr;
@@ -462,11 +491,13 @@ static int build_elf(Elf *elf, struct builder *b, struct ms_unwind_table **out)
 		snprintf(b->err, b->errlen, "not an ELF object");
 		return -1;
 	}
-	if (eh.e_machine != EM_X86_64) {
-		snprintf(b->err, b->errlen, "ELF machine %u: unwind tables are for x86-64 so far",
+	if (!known_machine(eh.e_machine)) {
+		snprintf(b->err, b->errlen, "ELF machine %u: unwind tables are for x86-64 and arm64",
 			 eh.e_machine);
 		return -1;
 	}
+	b->machine = eh.e_machine;
+	b->regs = eh.e_machine == EM_AARCH64 ? &a64_regs : &x86_regs;
 	if (elf_getphdrnum(elf, &nph)) {
 		snprintf(b->err, b->errlen, "no program headers: %s", elf_errmsg(-1));
 		return -1;
@@ -583,6 +614,9 @@ int ms_unwind_load(int wfd, const char *path, size_t *bytes, char *err, size_t e
 				*bytes += s->size;
 		} else if (errno == E2BIG) {
 			n = MS_UNWIND_FULL;
+		} else if (errno == EOPNOTSUPP) {
+			snprintf(err, errlen, "the module follows no unwind tables on this machine (x86-64 only so far): stacks are walked by frame pointers");
+			n = MS_UNWIND_UNSUPPORTED;
 		} else if (errno != EEXIST) {
 			snprintf(err, errlen, "the module refused the unwind table of %s: %s%s", path,
 				 strerror(errno), errno == EINVAL ?
@@ -606,7 +640,7 @@ int ms_unwind_print(const char *path)
 		return 1;
 	}
 	for (s = t; s; s = s->next) {
-		if (ms_unwind_check(s->blob, s->size, err, sizeof(err))) {
+		if (ms_unwind_check(s->blob, s->size, s->machine, err, sizeof(err))) {
 			print_error("the table built from %s fails its own check: %s", path, err);
 			ms_unwind_free(t);
 			return 1;

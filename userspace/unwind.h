@@ -28,6 +28,7 @@ struct ms_unwind_table {
 	struct ms_unwind_table *next;	/* the object's next executable segment's */
 	void *blob;		/* header, rules, rows, page index */
 	size_t size;		/* its bytes */
+	uint16_t machine;	/* the object's ELF e_machine: what the blob must say */
 	/* rows of each kind; CFI ranges (before merging) made STOP, by reason */
 	uint32_t kind_rows[MEMSCOPE_UNWIND_KINDS];
 	uint32_t stop_ranges[MS_STOP_REASONS];
@@ -45,12 +46,12 @@ int ms_unwind_build(const char *path, int fd, struct ms_unwind_table **out, char
 void ms_unwind_free(struct ms_unwind_table *t);
 
 /*
- * Check a blob as the module must (the header's list) and as the builder
- * makes it (no two consecutive rows with one rule), and look both ends of
- * every row up through the page index: 0, or -1 and ERR says what is
- * wrong.
+ * Check a blob as the module must (the header's list, MACHINE the ELF
+ * e_machine it must be for) and as the builder makes it (no two
+ * consecutive rows with one rule), and look both ends of every row up
+ * through the page index: 0, or -1 and ERR says what is wrong.
  */
-int ms_unwind_check(const void *blob, size_t size, char *err, size_t errlen);
+int ms_unwind_check(const void *blob, size_t size, uint16_t machine, char *err, size_t errlen);
 
 /*
  * The row index holding ELF address ADDR, by the header's lookup
@@ -76,6 +77,8 @@ void ms_unwind_dump(const struct ms_unwind_table *t, FILE *fp);
  * *BYTES, if not NULL, gets the bytes loaded.
  */
 #define MS_UNWIND_FULL	(-2)
+/* ... or MS_UNWIND_UNSUPPORTED where the module follows none (not x86-64). */
+#define MS_UNWIND_UNSUPPORTED	(-3)
 int ms_unwind_load(int wfd, const char *path, size_t *bytes, char *err, size_t errlen);
 
 /* `memscope __unwind FILE`: FILE's tables, checked, dumped; 0, else 1 with an error. */

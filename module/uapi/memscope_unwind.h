@@ -86,7 +86,7 @@
 struct memscope_unwind_header {
 	__u32 magic;		/* MEMSCOPE_UNWIND_MAGIC */
 	__u16 version;		/* MEMSCOPE_UNWIND_VERSION; bumped on any change */
-	__u16 machine;		/* ELF e_machine: EM_X86_64 (62); EM_AARCH64 (183) later */
+	__u16 machine;		/* ELF e_machine: EM_X86_64 (62) or EM_AARCH64 (183) */
 	__u32 header_size;	/* bytes; the rules start here */
 	__u32 flags;		/* none yet: 0 */
 	__u64 seg_offset;	/* the executable PT_LOAD's p_offset */

@@ -980,7 +980,9 @@ fi
 
 # Unwind tables (userspace/unwind.c, format module/uapi/memscope_unwind.h)
 # against binutils: for Debian's own libc, python3.11, gzip and sort, node
-# where it is installed (three executable segments, a table each), and
+# where it is installed (three executable segments, a table each), Debian's
+# arm64 libc and ld.so (libc6-arm64-cross, which make deps installs with
+# the cross compiler: aarch64 CFI, x30 the return address), and
 # symsrc built without .eh_frame for its own functions (their CFI then is
 # in .debug_frame), every row of `memscope __unwind FILE` must be the rule
 # readelf -wF gives over the same addresses, STOP where no FDE covers them
@@ -998,7 +1000,8 @@ unwind_cmp() { # unwind_cmp FILE: build, compare, sizes into $T/unwind.sizes
 t_unwind() {
 	local f files=() bad="" mid
 	for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/python3.11 /usr/bin/gzip /usr/bin/sort \
-		/usr/bin/node; do
+		/usr/bin/node /usr/aarch64-linux-gnu/lib/libc.so.6 \
+		/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1; do
 		[ -f "$f" ] && files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || { echo "none of the objects is here"; return 1; }
@@ -1027,7 +1030,7 @@ t_unwind() {
 	fi
 }
 if command -v readelf > /dev/null && [ -x /usr/bin/gzip ] && pkg-config --exists libdw 2> /dev/null; then
-	t "unwind tables: every row as readelf -wF has it, for libc, python3, gzip, sort, node and .debug_frame" t_unwind
+	t "unwind tables: every row as readelf -wF has it, for libc, python3, gzip, sort, node, arm64's libc and ld.so, and .debug_frame" t_unwind
 	[ -s "$T/unwind.sizes" ] && sed 's/^/# /' "$T/unwind.sizes"
 else
 	skip "unwind tables against readelf -wF" "needs binutils, gzip and a memscope built with libdw (libdw-dev)"

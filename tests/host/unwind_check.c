@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 		v.pages = (void *)(v.rows + v.h->nr_rows);
 		if (cases[i].mangle)
 			cases[i].mangle(&v);
-		r = ms_unwind_check(copy, v.size, err, sizeof(err));
+		r = ms_unwind_check(copy, v.size, t->machine, err, sizeof(err));
 		if ((r == 0) == (cases[i].mangle == NULL)) {
 			printf("ok: %s: %s\n", cases[i].name, r ? err : "accepted");
 		} else {

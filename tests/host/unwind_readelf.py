@@ -25,6 +25,19 @@ for its rule:
                                rbp in a register or an expression)
   no FDE                       "stop"
 
+For an arm64 object (readelf -h: AArch64) the registers are sp, x29 and
+the return address column ra (x30, the link register):
+
+  CFA sp+N or x29+N            "rule cfa=sp+N x29=R ra=A", R the x29
+                               column and A the ra column, each s (for
+                               readelf's u: the ABI keeps x29 and x30,
+                               libdw's default) or c+N; A is stop where
+                               the FDE sets x30 undefined (an outermost
+                               frame), which readelf also prints as u
+  the same with cfa=x29+16, x29=c-16 and ra=c-8: "fp-chain ..."
+  an FDE of a CIE with "S"     "stop" (the format's signal frame is x86-64's)
+  anything else                "stop"
+
 .eh_frame wins over .debug_frame where both cover an address, as in the
 builder.  For each table of the dump (one per executable segment, each
 after its "# covers" line), readelf's rows are cut to the table's
@@ -48,8 +61,16 @@ def readelf(opt, path):
                           text=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}).stdout
 
 
+def machine(path):
+    """"a64" for an AArch64 object, else "x86"."""
+    out = subprocess.run(["readelf", "-h", path], check=True, capture_output=True, text=True,
+                         env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}).stdout
+    return "a64" if re.search(r"Machine:\s+AArch64", out) else "x86"
+
+
 def raw_expressions(path):
-    """(section, entry offset) -> the set of CFA expression kinds in it: plt, other."""
+    """(section, entry offset) -> the set of CFA expression kinds in it: plt, other;
+    and "ra-undefined" where it sets arm64's x30 undefined."""
     exprs, sec, key = {}, None, None
     for line in readelf("-wf", path).splitlines():
         m = SECTION.match(line)
@@ -60,14 +81,36 @@ def raw_expressions(path):
         if m:
             key = (sec, int(m.group(1), 16))
             exprs[key] = set()
+            f = FDE_PC.search(m.group(3))
+            loc = int(f.group(2), 16) if f else 0
             continue
         s = line.strip()
         if key and s.startswith("DW_CFA_undefined: r6 "):
             sys.exit("%s: DW_CFA_undefined for rbp, which readelf -wF prints as unspecified"
                      % path)
+        adv = re.match(r"DW_CFA_advance_loc\d*: \d+ to ([0-9a-f]+)$", s)
+        if key and adv:
+            loc = int(adv.group(1), 16)
+        if key and s.startswith("DW_CFA_undefined: r30 (x30)"):
+            exprs[key].add(("ra-undefined", loc))
         if key and s.startswith("DW_CFA_def_cfa_expression"):
             exprs[key].add("plt" if s == PLT else "other")
     return exprs
+
+
+def rule_text_a64(at, cols, cfa_exprs):
+    """An arm64 readelf row at address AT as the builder prints its rule."""
+    cfa, ra, fp = cols.get("CFA", "u"), cols.get("ra", "u"), cols.get("x29", "u")
+    fp = "s" if fp == "u" else fp
+    if ra == "u":	# undefined from where the FDE said so, else the ABI's same value
+        undef = [a for e in cfa_exprs if isinstance(e, tuple) for a in e[1:]]
+        ra = "stop" if any(at >= a for a in undef) else "s"
+    if not re.fullmatch(r"c[+-]\d+|s", fp) or not re.fullmatch(r"c[+-]\d+|s", ra):
+        return "stop"
+    if not re.fullmatch(r"(sp|x29)[+-]\d+", cfa):
+        return "stop"
+    kind = "fp-chain" if cfa == "x29+16" and fp == "c-16" and ra == "c-8" else "rule"
+    return "%s cfa=%s x29=%s ra=%s" % (kind, cfa, fp, ra)
 
 
 def rule_text(cols, cfa_exprs):
@@ -90,6 +133,7 @@ def rule_text(cols, cfa_exprs):
 def readelf_ranges(path):
     """{section: [(lo, hi, rule text)]}, the readelf rows of each FDE."""
     exprs = raw_expressions(path)
+    a64 = machine(path) == "a64"
     ranges, cies = {}, {}
     sec, names, cur, fde_rows = None, None, None, None
 
@@ -102,14 +146,21 @@ def readelf_ranges(path):
         seen = exprs.get(key, set()) | exprs.get((sec, cie), set())
         for i, (at, cols) in enumerate(rows):
             end = rows[i + 1][0] if i + 1 < len(rows) else hi
-            ranges.setdefault(sec, []).append(
-                (at, end, "signal" if signal else rule_text(cols, seen)))
+            if a64:
+                text = "stop" if signal else rule_text_a64(at, cols, seen)
+            else:
+                text = "signal" if signal else rule_text(cols, seen)
+            ranges.setdefault(sec, []).append((at, end, text))
 
     for line in readelf("-wF", path).splitlines():
         m = SECTION.match(line)
         if m:
             close()
             sec, cur = m.group(1), None
+            continue
+        if line.endswith(" ZERO terminator"):	# not a row of the FDE before it
+            close()
+            cur = None
             continue
         m = ENTRY.match(line)
         if m:

@@ -899,7 +899,8 @@ static void preload_line(struct preload *p, const char *pid, const char *line)
 	struct kkey k;
 	int at = 0, r;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*x %x:%x %" SCNu64 " %n", &start, &end,
+	if (p->wfd < 0 ||
+	    sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*x %x:%x %" SCNu64 " %n", &start, &end,
 		   perms, &major, &minor, &ino, &at) != 6 || !at || perms[2] != 'x' || !ino)
 		return;
 	k = fid(major, minor, ino);
@@ -925,7 +926,12 @@ static void preload_line(struct preload *p, const char *pid, const char *line)
 	r = ms_unwind_load(p->wfd, path, NULL, err, sizeof(err));
 	if (r == MS_UNWIND_FULL)
 		p->full = true;
-	/* r < 0: no CFI, not x86-64: its frames take the frame-pointer step. */
+	/* A module that follows none: no table is worth building. */
+	if (r == MS_UNWIND_UNSUPPORTED) {
+		close(p->wfd);
+		p->wfd = -1;
+	}
+	/* r < 0: no CFI, another machine: its frames take the frame-pointer step. */
 }
 
 /*

@@ -31,8 +31,10 @@
  *   NONIDLE while anything runs, waits on I/O or stalls there.
  * A stalled task is counted on the CPU it entered on, and moved to the
  * CPU it is switched in on, as psi_ttwu_dequeue() moves it.  What runs
- * comes from sched_switch, whose handler reads two counters and returns
- * while no task stalls and none is queued (below).  NONIDLE comes from
+ * comes from sched_switch, whose handler reads a flag and two counters
+ * and returns while no stall is recent and no task is queued (below);
+ * while one is, it also notes the next task's memcgs, whose time running
+ * there weighs a cgroup's CPUs (ms_pressure_collect()).  NONIDLE comes from
  * each CPU's idle time, read when the totals are collected, less the time
  * a CPU idled with a task queued on it: a task woken from another CPU is
  * enqueued by that CPU (always on PREEMPT_RT, and before 6.0 onto an idle

@@ -233,8 +233,12 @@ if [ "$hooks" != 1 ]; then
 		expect_ge "the kernel's $_k avg10 (hundredths)" "$(avg $_k 10 /tmp/k1)" 100
 		expect_within "$_k avg10, memscope's against the kernel's (hundredths)" \
 			"$(avg $_k 10 /tmp/m1)" "$(avg $_k 10 /tmp/k1)" 40
+		# A memcg's can be under 1%, where 40% is a few hundredths: within
+		# 40%, or 0.50 points (5.10's full: 0.50 against 0.84 once).
+		_kc=$(avg $_k 10 /tmp/kc1)
+		_tc=$((_kc > 125 ? 40 : 5000 / (_kc + 1)))
 		expect_within "${CG#/sys/fs/cgroup}'s $_k avg10, memscope's against memory.pressure's (hundredths)" \
-			"$(cg_avg $_k 10)" "$(avg $_k 10 /tmp/kc1)" 40
+			"$(cg_avg $_k 10)" "$_kc" "$_tc"
 	done
 fi
 

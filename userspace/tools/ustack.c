@@ -951,8 +951,8 @@ static struct kkey proc_key(const char *pid)
 }
 
 /* The maps of the processes not read yet, or (@all) of every process. */
-/* Each line of process @pid's maps, into preload_line(). */
-static void preload_maps(struct preload *p, const char *pid)
+/* Each line of process @pid's maps, into preload_line(); false if it has none to read. */
+static bool preload_maps(struct preload *p, const char *pid)
 {
 	char maps[300], *line = NULL;
 	size_t cap = 0;
@@ -967,6 +967,7 @@ static void preload_maps(struct preload *p, const char *pid)
 	if (fp)
 		fclose(fp);
 	free(line);
+	return fp != NULL;
 }
 
 /*
@@ -1020,9 +1021,13 @@ static void preload_wanted(struct preload *p)
 		if (kset_has(&p->tried, &k))
 			continue;
 		snprintf(spid, sizeof(spid), "%d", pid);
-		preload_maps(p, spid);
-		/* Tried even where its process is gone: not asked for again. */
-		kset_add(&p->tried, &k);
+		/*
+		 * Tried once its process's maps were read; where that process
+		 * is gone, another that maps the file is read at its exec() or
+		 * a scan, and the file's next mention here is tried again.
+		 */
+		if (preload_maps(p, spid))
+			kset_add(&p->tried, &k);
 	}
 	fclose(fp);
 }

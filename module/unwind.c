@@ -31,11 +31,15 @@
  * the whole stack: from the saved user registers, each frame's VMA, its
  * file's table for the segment that holds the offset, the row (page
  * index, then a binary search), and the rule, which gives the caller's
- * rsp, rbp and return address, each read with the no-fault user copy.  A
- * frame in a file without a table (or in anonymous memory: JIT code)
- * takes the frame-pointer step instead.  x86-64 only (compat.h's
- * MS_UNWIND_MACHINE); elsewhere no table loads and the frame-pointer walk
- * is the only one.
+ * stack pointer, frame pointer and return address, each read with the
+ * no-fault user copy.  A frame in a file without a table (or in anonymous
+ * memory: JIT code) takes the frame-pointer step instead.  x86-64 and
+ * arm64 (compat.h's MS_UNWIND_MACHINE); elsewhere no table loads and the
+ * frame-pointer walk is the only one.  On arm64 the first frame's return
+ * address can still be in the link register (a leaf, or a prologue that
+ * has not saved it yet: the rule's ra SAME), and after a frame-pointer
+ * step the caller's sp is unknown, so a rule based on it takes the
+ * frame-pointer step too.
  */
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -299,10 +303,12 @@ static const struct memscope_unwind_rule *ms_unwind_rule(const struct ms_unwind_
 	return &t->rules[t->rows[lo].rule];
 }
 
-/* A frame's registers: its pc, the caller's rsp and rbp being computed. */
+/* A frame's registers: its pc, sp, frame pointer and link register. */
 struct ms_uregs {
-	unsigned long pc, sp, fp;
-	bool fp_ok;		/* rbp known */
+	unsigned long pc, sp, fp, lr;
+	bool sp_ok;		/* sp known: not after an arm64 frame-pointer step */
+	bool fp_ok;		/* the frame pointer known */
+	bool lr_ok;		/* the link register known: the first frame's, on arm64 */
 	bool exact;		/* pc is not a return address: look it up as is */
 };
 
@@ -322,9 +328,11 @@ static bool ms_unwind_fp_step(struct ms_uregs *r)
 	    !frame[1])
 		return false;
 	r->sp = r->fp + 2 * sizeof(long);
+	r->sp_ok = MS_UNWIND_FP_STEP_SP;
 	r->fp_ok = frame[0] > r->fp;	/* a chain climbs: else no further fp step */
 	r->fp = frame[0];
-	r->pc = frame[1];
+	r->pc = ms_unwind_strip_pac(frame[1]);
+	r->lr_ok = false;
 	r->exact = false;
 	return true;
 }
@@ -334,11 +342,13 @@ static bool ms_unwind_signal(struct ms_uregs *r)
 {
 	unsigned long sc = r->sp + MS_UNWIND_SIGCONTEXT, fp, sp, pc;
 
-	if (!ms_unwind_read(&fp, sc + MS_UNWIND_SIG_FP) ||
+	if (!MS_UNWIND_SIGCONTEXT || !r->sp_ok ||
+	    !ms_unwind_read(&fp, sc + MS_UNWIND_SIG_FP) ||
 	    !ms_unwind_read(&sp, sc + MS_UNWIND_SIG_SP) ||
 	    !ms_unwind_read(&pc, sc + MS_UNWIND_SIG_PC) || sp <= r->sp || !pc)
 		return false;
-	*r = (struct ms_uregs){ .pc = pc, .sp = sp, .fp = fp, .fp_ok = true, .exact = true };
+	*r = (struct ms_uregs){ .pc = pc, .sp = sp, .fp = fp, .sp_ok = true, .fp_ok = true,
+				.exact = true };
 	return true;
 }
 
@@ -355,9 +365,23 @@ static bool ms_unwind_follow(struct ms_uregs *r, const struct memscope_unwind_ru
 		cfa = r->fp + rule->cfa_off;
 	else
 		return false;
-	/* The CFA is the caller's rsp: it climbs, or this is not a stack. */
-	if (cfa <= r->sp || rule->ra_rule != MEMSCOPE_UNWIND_AT_CFA ||
-	    !ms_unwind_read(&ra, cfa + rule->ra_off) || !ra)
+	/*
+	 * The CFA is the caller's sp: it climbs, or this is not a stack.  Only
+	 * an arm64 leaf's frame, whose return address is in the link
+	 * register, may have none (CFA = sp).
+	 */
+	if (cfa < r->sp)
+		return false;
+	if (rule->ra_rule == MEMSCOPE_UNWIND_AT_CFA) {
+		if (cfa == r->sp || !ms_unwind_read(&ra, cfa + rule->ra_off))
+			return false;
+	} else if (rule->ra_rule == MEMSCOPE_UNWIND_SAME && r->lr_ok) {
+		ra = r->lr;
+	} else {
+		return false;
+	}
+	ra = ms_unwind_strip_pac(ra);
+	if (!ra)
 		return false;
 	if (rule->fp_rule == MEMSCOPE_UNWIND_AT_CFA && !ms_unwind_read(&fp, cfa + rule->fp_off))
 		return false;
@@ -367,6 +391,8 @@ static bool ms_unwind_follow(struct ms_uregs *r, const struct memscope_unwind_ru
 	r->fp = fp;
 	r->sp = cfa;
 	r->pc = ra;
+	/* The caller's link register is this return address: no use to it. */
+	r->lr_ok = false;
 	r->exact = false;
 	return true;
 }
@@ -398,6 +424,10 @@ static bool ms_unwind_step(const struct vm_area_struct *vma, struct ms_uregs *r)
 		ms_stat_inc(unwind, MS_unwind_stop);
 		return false;
 	}
+	/* No sp to base the CFA on (arm64, after a frame-pointer step). */
+	if (!r->sp_ok && rule->kind != MEMSCOPE_UNWIND_SIGNAL &&
+	    rule->cfa_base == MEMSCOPE_UNWIND_REG_SP)
+		return ms_unwind_fp_step(r);
 	if (rule->kind == MEMSCOPE_UNWIND_SIGNAL ? !ms_unwind_signal(r) :
 	    !ms_unwind_follow(r, rule)) {
 		ms_stat_inc(unwind, MS_unwind_bad_frame);
@@ -419,7 +449,8 @@ unsigned int ms_unwind_walk(struct ms_uvma *w, struct pt_regs *regs, unsigned lo
 {
 	struct ms_uregs r = {
 		.pc = instruction_pointer(regs), .sp = ms_user_sp(regs),
-		.fp = ms_user_fp(regs), .fp_ok = true, .exact = true,
+		.fp = ms_user_fp(regs), .lr = ms_user_lr(regs), .sp_ok = true,
+		.fp_ok = true, .lr_ok = MS_UNWIND_HAVE_LR, .exact = true,
 	};
 	struct vm_area_struct *vma;
 	unsigned int n = 0;

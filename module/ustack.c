@@ -14,8 +14,8 @@
  * it.  Code built without frame pointers (glibc, most distribution
  * libraries) ends or skips frames: the depth is shown with every stack.
  * Where the CLI loaded unwind tables (unwind.c), the stack is walked by
- * them instead, on x86-64, with the frame-pointer step only for frames in
- * files without one.
+ * them instead, on x86-64 and arm64, with the frame-pointer step only for
+ * frames in files without one.
  *
  * The counts are two tables (table.c), keyed by (process, name, stack
  * hash): faults_by_stack and brk_by_stack.  Each row keeps its stack's

@@ -834,31 +834,62 @@ struct cgroup_subsys_state;
 #endif /* CONFIG_X86_64, CONFIG_ARM64 */
 
 /*
- * The walk by unwind tables (unwind.c) follows x86-64's rules only: the
- * ELF machine its tables are for (0: none, loads fail), the saved user
- * stack pointer, and where a signal frame keeps the interrupted rbp, rsp
- * and rip.  After the handler's ret popped pretcode, rsp points at the
+ * The walk by unwind tables (unwind.c), on the machines whose rules it
+ * follows: the ELF machine its tables are for (0: none, loads fail), the
+ * saved user stack pointer and link register, what is left of a return
+ * address without its pointer authentication code, and where a signal
+ * frame keeps the interrupted frame pointer, stack pointer and pc.
+ *
+ * x86-64: after the handler's ret popped pretcode, rsp points at the
  * rt_sigframe's struct ucontext, whose uc_mcontext (struct sigcontext)
  * is at 40 (uc_flags, uc_link, the 24-byte uc_stack); in the sigcontext,
  * r8..r15, rdi, rsi come first, so rbp is at 80, then rbx, rdx, rax,
  * rcx, rsp at 120 and rip at 128 (arch/x86/include/uapi/asm/sigcontext.h,
- * struct sigcontext_64).  arm64 keeps the frame-pointer walk for now.
+ * struct sigcontext_64).  No link register: the return address is always
+ * on the stack.  A frame record { rbp, ra } is at the top of its frame,
+ * so the caller's rsp is the record's address + 16.
+ *
+ * arm64: the return address is in x30 until a prologue saves it, and a
+ * user one may carry a PAC in the bits above the user VA range, which
+ * TASK_SIZE_64 (a power of two) ends.  A frame record { x29, x30 } is at
+ * the bottom of its frame, so a frame-pointer step tells nothing of the
+ * caller's sp.  Signal frames are not followed (the builder makes them
+ * STOP: arm64's sigreturn trampoline is in the vDSO).
  */
 #if defined(CONFIG_X86_64)
 #define MS_UNWIND_MACHINE	62	/* EM_X86_64 */
 #define ms_user_sp(regs)	((regs)->sp)
+#define ms_user_lr(regs)	0UL
+#define MS_UNWIND_HAVE_LR	false
+#define ms_unwind_strip_pac(pc)	(pc)
+#define MS_UNWIND_FP_STEP_SP	true
 #define MS_UNWIND_SIGCONTEXT	40
 #define MS_UNWIND_SIG_FP	80
 #define MS_UNWIND_SIG_SP	120
 #define MS_UNWIND_SIG_PC	128
-#else
-#define MS_UNWIND_MACHINE	0
-#define ms_user_sp(regs)	0UL
+#elif defined(CONFIG_ARM64)
+#define MS_UNWIND_MACHINE	183	/* EM_AARCH64 */
+#define ms_user_sp(regs)	((regs)->sp)
+#define ms_user_lr(regs)	((regs)->regs[30])
+#define MS_UNWIND_HAVE_LR	true
+#define ms_unwind_strip_pac(pc)	((pc) & (TASK_SIZE_64 - 1))
+#define MS_UNWIND_FP_STEP_SP	false
 #define MS_UNWIND_SIGCONTEXT	0
 #define MS_UNWIND_SIG_FP	0
 #define MS_UNWIND_SIG_SP	0
 #define MS_UNWIND_SIG_PC	0
-#endif /* CONFIG_X86_64 */
+#else
+#define MS_UNWIND_MACHINE	0
+#define ms_user_sp(regs)	0UL
+#define ms_user_lr(regs)	0UL
+#define MS_UNWIND_HAVE_LR	false
+#define ms_unwind_strip_pac(pc)	(pc)
+#define MS_UNWIND_FP_STEP_SP	false
+#define MS_UNWIND_SIGCONTEXT	0
+#define MS_UNWIND_SIG_FP	0
+#define MS_UNWIND_SIG_SP	0
+#define MS_UNWIND_SIG_PC	0
+#endif /* CONFIG_X86_64, CONFIG_ARM64 */
 
 /*
  * The bytes of a module's per-CPU section, per CPU: the loader reserves the

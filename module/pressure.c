@@ -34,7 +34,9 @@
  * comes from sched_switch, whose handler reads a flag and two counters
  * and returns while no stall is recent and no task is queued (below);
  * while one is, it also notes the next task's memcgs, whose time running
- * there weighs a cgroup's CPUs (ms_pressure_collect()).  NONIDLE comes from
+ * there weighs a cgroup's CPUs (ms_pressure_collect()), with the time its
+ * tasks waited there to run or on I/O (ms_pressure_waits_switch()).
+ * NONIDLE comes from
  * each CPU's idle time, read when the totals are collected, less the time
  * a CPU idled with a task queued on it: a task woken from another CPU is
  * enqueued by that CPU (always on PREEMPT_RT, and before 6.0 onto an idle
@@ -63,7 +65,8 @@
 #define MS_PRESSURE_STATS(X)						\
 	X(pressure_stalls, "Memory stalls begun (psi_memstall_enter calls, outermost).") \
 	X(pressure_tasks_full, "Memory stalls not counted: more tasks stalled at once than the table holds.") \
-	X(pressure_cgroups_full, "Memory stalls not counted for a cgroup: more cgroups with stalls than pressure_by_cgroup holds.")
+	X(pressure_cgroups_full, "Memory stalls not counted for a cgroup: more cgroups with stalls than pressure_by_cgroup holds.") \
+	X(pressure_waits_full, "Waits of a cgroup's tasks to run or on I/O not followed: more waiting at once than the table holds.")
 MS_STAT_SET(pressure, MS_PRESSURE_STATS);
 
 /* Tasks in a memstall at once, each in one slot found by its pointer. */
@@ -82,6 +85,32 @@ struct ms_pressure_task {
 
 static struct ms_pressure_task ms_pressure_tasks[MS_PRESSURE_TASKS];
 static atomic_t ms_pressure_nr_stalled;
+
+/*
+ * A task of a cgroup with a row, waiting on a CPU while stalls are
+ * recent: PSI counts the cgroup non-idle there, as for a task that
+ * runs or stalls.  Runnable and not running (woken there, or switched
+ * out preempted: MS_WAIT_QUEUED), or asleep on I/O (switched out with
+ * in_iowait, until its wakeup: MS_WAIT_IOWAIT).  Found by the task's
+ * pointer, as ms_pressure_tasks; a slot of an older epoch (below) counts
+ * nowhere, and is free to claim.  Its events are the task's own, which
+ * the scheduler orders (a wakeup's enqueue waits for the task to be off
+ * its CPU), so one changes a slot at a time; its counts change under the
+ * lock of the CPU it waits on.  Tasks that already waited when stalls
+ * became recent, and migrations of waiting tasks, are not seen: the
+ * first wait starts at its next preemption or wakeup, and a migrated
+ * one is counted where it was queued until it runs.
+ */
+enum { MS_WAIT_NONE, MS_WAIT_QUEUED, MS_WAIT_IOWAIT };
+struct ms_pressure_wait {
+	unsigned long owner;	/* the task_struct; 0 when free */
+	int cpu;		/* where it is counted, or -1 */
+	unsigned int epoch;	/* ms_pressure_epoch when it was */
+	u8 kind;		/* MS_WAIT_* */
+	bool stalled;		/* queued in a memstall: not free to run PSI's FULL away */
+	DECLARE_BITMAP(groups, MS_PRESSURE_GROUPS);
+};
+static struct ms_pressure_wait ms_pressure_waits[MS_PRESSURE_TASKS];
 /* CPUs with a task woken onto them from another CPU, not yet switched in. */
 static atomic_t ms_pressure_nr_queued;
 /*
@@ -131,9 +160,13 @@ static DEFINE_RAW_SPINLOCK(ms_pressure_groups_lock);
 /* PSI's per-CPU times, of the system or of one memory cgroup. */
 struct ms_pressure_acct {
 	int nr_stalled;
+	/* A cgroup's tasks waiting here, while stalls are recent (below). */
+	int nr_queued;		/* runnable, not running */
+	int nr_queued_free;	/* of which not stalled */
+	int nr_iowait;		/* asleep on I/O */
 	u64 last;		/* ms_pair_now() the times run to */
 	u64 some, full;		/* ns */
-	u64 nonidle;		/* a cgroup's: ns a task of it stalled or ran here */
+	u64 nonidle;		/* a cgroup's: ns a task of it stalled, ran or waited here */
 };
 
 struct ms_pressure_cpu {
@@ -144,6 +177,9 @@ struct ms_pressure_cpu {
 	/* ms_pressure_epoch when they were set: older ones say nothing. */
 	unsigned int curr_epoch;
 	DECLARE_BITMAP(stalled_groups, MS_PRESSURE_GROUPS);	/* nr_stalled > 0 here */
+	/* Groups with a task waiting here (nr_queued or nr_iowait), as of waits_epoch. */
+	DECLARE_BITMAP(waiting_groups, MS_PRESSURE_GROUPS);
+	unsigned int waits_epoch;
 	u64 last_change;	/* of a count or of what runs: the tick's FULL (< 5.13) */
 	/*
 	 * A task woken onto this CPU from another and not yet switched in:
@@ -268,30 +304,13 @@ static void ms_pressure_acct_advance(struct ms_pressure_acct *a, u64 now, bool r
 	if (d <= 0)
 		return;
 	a->last = now;
-	if (a->nr_stalled > 0 || running)
+	if (a->nr_stalled > 0 || running || a->nr_queued > 0 || a->nr_iowait > 0)
 		a->nonidle += d;
 	if (a->nr_stalled <= 0 || !counting)
 		return;
 	a->some += d;
 	if (full)
 		a->full += d;
-}
-
-/*
- * Whether a memory cgroup @g with a stall on @c is full: nothing of it
- * productive runs there.  From 5.13 (and with the hooks), what runs is
- * idle, outside it, or a stalled task of it.  Before, a group was full
- * only while none of its tasks could run, stalled or not, which a
- * running task outside it does not tell: only while the CPU idles, as
- * the system (and a tick's sample of a stalled task of it running).
- */
-static bool ms_pressure_group_full(const struct ms_pressure_cpu *c, int g)
-{
-	if (c->curr == MS_CURR_IDLE)
-		return true;
-	if (!ms_pressure_running_full)
-		return false;
-	return !test_bit(g, c->curr_groups) || c->curr == MS_CURR_STALLED;
 }
 
 /*
@@ -305,9 +324,68 @@ static bool ms_pressure_runs(const struct ms_pressure_cpu *c)
 }
 
 /*
+ * Whether a memory cgroup @g with a stall on @c is full: nothing of it
+ * productive runs there.  From 5.13 (and with the hooks), what runs is
+ * idle, outside it, or a stalled task of it.  Before, a group was full
+ * only while none of its tasks could run, stalled or not: none of them
+ * runs there (the CPU idles, or runs a task outside it, if what runs is
+ * known) and none is queued there (plus a tick's sample of a stalled
+ * task of it running).
+ */
+static bool ms_pressure_group_full(const struct ms_pressure_cpu *c, int g)
+{
+	const struct ms_pressure_acct *a = &c->grp[g];
+
+	if (!ms_pressure_running_full) {
+		if (a->nr_queued > 0)
+			return false;
+		return c->curr == MS_CURR_IDLE ||
+		       (ms_pressure_runs(c) && !test_bit(g, c->curr_groups));
+	}
+	/* A task of it that could run productively, queued here, is not full. */
+	if (a->nr_queued_free > 0)
+		return false;
+	if (c->curr == MS_CURR_IDLE)
+		return true;
+	return !test_bit(g, c->curr_groups) || c->curr == MS_CURR_STALLED;
+}
+
+
+/*
+ * Under @c's lock: the waits counted on @c are of this epoch, or are
+ * forgotten (a slot of an older one counts nowhere: ms_pressure_wait_put()).
+ */
+static void ms_pressure_waits_fresh(struct ms_pressure_cpu *c)
+{
+	unsigned int epoch = atomic_read(&ms_pressure_epoch);
+	int g;
+
+	if (c->waits_epoch == epoch)
+		return;
+	for_each_set_bit(g, c->waiting_groups, MS_PRESSURE_GROUPS) {
+		c->grp[g].nr_queued = 0;
+		c->grp[g].nr_queued_free = 0;
+		c->grp[g].nr_iowait = 0;
+	}
+	bitmap_zero(c->waiting_groups, MS_PRESSURE_GROUPS);
+	c->waits_epoch = epoch;
+}
+
+/*
+ * Whether group @g's time on @c runs: a task of it stalls, runs (@runs:
+ * ms_pressure_runs()) or waits there.  Else its last is moved to the
+ * moment it starts to.
+ */
+static bool ms_pressure_grp_advanced(const struct ms_pressure_cpu *c, int g, bool runs)
+{
+	return c->grp[g].nr_stalled || (runs && test_bit(g, c->curr_groups)) ||
+	       test_bit(g, c->waiting_groups);
+}
+
+/*
  * Time up to @now, in the state @c was in, for the system and for each
- * cgroup with a stall there, or running there while stalls are recent;
- * under its lock.  Without the end probes no stall can be seen to end:
+ * cgroup with a stall there, or running or waiting there while stalls
+ * are recent; under its lock.  Without the end probes no stall can be seen to end:
  * nothing is counted then.
  */
 static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
@@ -318,10 +396,11 @@ static void ms_pressure_advance(struct ms_pressure_cpu *c, u64 now)
 
 	ms_pressure_acct_advance(&c->sys, now, false, counting, c->curr == MS_CURR_IDLE ||
 				 (c->curr == MS_CURR_STALLED && ms_pressure_running_full));
+	/* Waits of an older epoch ended with it: their time is not counted. */
+	ms_pressure_waits_fresh(c);
+	bitmap_or(active, c->waiting_groups, c->stalled_groups, MS_PRESSURE_GROUPS);
 	if (runs)
-		bitmap_or(active, c->stalled_groups, c->curr_groups, MS_PRESSURE_GROUPS);
-	else
-		bitmap_copy(active, c->stalled_groups, MS_PRESSURE_GROUPS);
+		bitmap_or(active, active, c->curr_groups, MS_PRESSURE_GROUPS);
 	for_each_set_bit(g, active, MS_PRESSURE_GROUPS)
 		ms_pressure_acct_advance(&c->grp[g], now, runs && test_bit(g, c->curr_groups),
 					 counting, ms_pressure_group_full(c, g));
@@ -337,8 +416,8 @@ static void ms_pressure_count(struct ms_pressure_cpu *c, const struct ms_pressur
 	for_each_set_bit(g, t->groups, MS_PRESSURE_GROUPS) {
 		struct ms_pressure_acct *a = &c->grp[g];
 
-		/* A group neither stalled nor running here was not advanced. */
-		if (!a->nr_stalled && !(ms_pressure_runs(c) && test_bit(g, c->curr_groups)))
+		/* A group neither stalled, running nor waiting here was not advanced. */
+		if (!ms_pressure_grp_advanced(c, g, ms_pressure_runs(c)))
 			a->last = now;
 		a->nr_stalled += n;
 		if (a->nr_stalled > 0)
@@ -405,9 +484,9 @@ static bool ms_pressure_change(int cpu, struct ms_pressure_task *t, unsigned lon
 
 		c->curr = curr;
 		c->curr_epoch = atomic_read(&ms_pressure_epoch);
-		/* Groups not advanced above (neither stalled nor running): from now. */
+		/* Groups not advanced above (neither stalled, running nor waiting): from now. */
 		for_each_set_bit(g, members, MS_PRESSURE_GROUPS)
-			if (!c->grp[g].nr_stalled && !(ran && test_bit(g, c->curr_groups)))
+			if (!ms_pressure_grp_advanced(c, g, ran))
 				c->grp[g].last = now;
 		bitmap_copy(c->curr_groups, members, MS_PRESSURE_GROUPS);
 	}
@@ -644,6 +723,184 @@ static void ms_pressure_unqueue_all(void)
 	}
 }
 
+/* @task's wait slot, if it has one of this epoch. */
+static struct ms_pressure_wait *ms_pressure_wait_find(unsigned long task, unsigned int epoch)
+{
+	unsigned int i = ms_hash_64(task, ilog2(MS_PRESSURE_TASKS)), n;
+
+	for (n = 0; n < MS_PRESSURE_REACH; n++, i = (i + 1) & (MS_PRESSURE_TASKS - 1)) {
+		struct ms_pressure_wait *w = &ms_pressure_waits[i];
+
+		if (READ_ONCE(w->owner) == task)
+			return READ_ONCE(w->epoch) == epoch ? w : NULL;
+	}
+	return NULL;
+}
+
+/* ... or a slot for it: a free one, or one of an older epoch, which counts nowhere. */
+static struct ms_pressure_wait *ms_pressure_wait_claim(unsigned long task, unsigned int epoch)
+{
+	unsigned int i = ms_hash_64(task, ilog2(MS_PRESSURE_TASKS)), n;
+
+	for (n = 0; n < MS_PRESSURE_REACH; n++, i = (i + 1) & (MS_PRESSURE_TASKS - 1)) {
+		struct ms_pressure_wait *w = &ms_pressure_waits[i];
+		unsigned long old = READ_ONCE(w->owner);
+
+		if (old == task || ((!old || READ_ONCE(w->epoch) != epoch) &&
+				    cmpxchg(&w->owner, old, task) == old)) {
+			if (old != task || READ_ONCE(w->epoch) != epoch) {
+				WRITE_ONCE(w->cpu, -1);
+				w->kind = MS_WAIT_NONE;
+			}
+			WRITE_ONCE(w->epoch, epoch);
+			return w;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * @w's wait on its CPU ends (@kind MS_WAIT_NONE), or it waits as @kind on
+ * @cpu from @now.  Its counts move under each CPU's lock, and only within
+ * the epoch that CPU counts (a CPU that moved on forgot them).
+ */
+static void ms_pressure_wait_set(struct ms_pressure_wait *w, int kind, int cpu, u64 now)
+{
+	unsigned int epoch = READ_ONCE(w->epoch);
+	struct ms_pressure_cpu *c;
+	unsigned long flags;
+	int g, n;
+
+	for (n = -1; n <= 1; n += 2) {
+		int at = n < 0 ? w->cpu : cpu;
+		int k = n < 0 ? w->kind : kind;
+
+		if (at < 0 || k == MS_WAIT_NONE)
+			continue;
+		c = per_cpu_ptr(&ms_pressure_cpu, at);
+		raw_spin_lock_irqsave(&c->lock, flags);
+		ms_pressure_advance(c, now);
+		if (c->waits_epoch == epoch) {
+			bool runs = ms_pressure_runs(c);
+
+			for_each_set_bit(g, w->groups, MS_PRESSURE_GROUPS) {
+				struct ms_pressure_acct *a = &c->grp[g];
+
+				if (n > 0 && !ms_pressure_grp_advanced(c, g, runs))
+					a->last = now;
+				/* Never below 0: a slot taken over as its old owner let it go. */
+				if (k == MS_WAIT_IOWAIT) {
+					a->nr_iowait = max(a->nr_iowait + n, 0);
+				} else {
+					a->nr_queued = max(a->nr_queued + n, 0);
+					if (!w->stalled)
+						a->nr_queued_free = max(a->nr_queued_free + n, 0);
+				}
+				if (a->nr_queued > 0 || a->nr_iowait > 0)
+					__set_bit(g, c->waiting_groups);
+				else
+					__clear_bit(g, c->waiting_groups);
+			}
+		}
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+	}
+	w->kind = kind;
+	WRITE_ONCE(w->cpu, kind == MS_WAIT_NONE ? -1 : cpu);
+}
+
+/* @w is let go: its task runs, or sleeps other than on I/O. */
+static void ms_pressure_wait_put(struct ms_pressure_wait *w, u64 now)
+{
+	ms_pressure_wait_set(w, MS_WAIT_NONE, -1, now);
+	WRITE_ONCE(w->owner, 0);
+}
+
+/*
+ * The waits at a switch on @c (@cpu), under no lock, stalls recent: @next
+ * waits no more; @prev (in @c's curr_groups, if they are current) waits
+ * to run again if it is still runnable, or on I/O if it sleeps on it.
+ */
+static void ms_pressure_waits_switch(int cpu, struct ms_pressure_cpu *c, struct task_struct *prev,
+				     bool runnable, struct task_struct *next, u64 now)
+{
+	unsigned int epoch = atomic_read(&ms_pressure_epoch);
+	DECLARE_BITMAP(groups, MS_PRESSURE_GROUPS);
+	struct ms_pressure_wait *w;
+	unsigned long flags;
+	bool known;
+	int kind;
+
+	/* No cgroup has a row: no wait to follow. */
+	if (bitmap_empty(ms_pressure_groups_used, MS_PRESSURE_GROUPS))
+		return;
+	w = ms_pressure_wait_find((unsigned long)next, epoch);
+	if (w)
+		ms_pressure_wait_put(w, now);
+	if (is_idle_task(prev))
+		return;
+	kind = runnable ? MS_WAIT_QUEUED : prev->in_iowait ? MS_WAIT_IOWAIT : MS_WAIT_NONE;
+	raw_spin_lock_irqsave(&c->lock, flags);
+	known = ms_pressure_runs(c);
+	if (known)
+		bitmap_copy(groups, c->curr_groups, MS_PRESSURE_GROUPS);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	if (!known) {
+		ms_probe_rcu_lock();
+		ms_pressure_groups_of(prev, groups, false);
+		ms_probe_rcu_unlock();
+	}
+	w = ms_pressure_wait_find((unsigned long)prev, epoch);
+	if (kind == MS_WAIT_NONE || bitmap_empty(groups, MS_PRESSURE_GROUPS)) {
+		if (w)
+			ms_pressure_wait_put(w, now);
+		return;
+	}
+	if (!w) {
+		w = ms_pressure_wait_claim((unsigned long)prev, epoch);
+		if (!w) {
+			ms_stat_inc(pressure, MS_pressure_waits_full);
+			return;
+		}
+	}
+	ms_pressure_wait_set(w, MS_WAIT_NONE, -1, now);
+	bitmap_copy(w->groups, groups, MS_PRESSURE_GROUPS);
+	w->stalled = ms_pressure_task_find((unsigned long)prev);
+	ms_pressure_wait_set(w, kind, cpu, now);
+}
+
+/* @p is woken onto @cpu: if a cgroup of it has a row, it waits there to run. */
+static void ms_pressure_waits_wakeup(struct task_struct *p, int cpu, u64 now)
+{
+	unsigned int epoch = atomic_read(&ms_pressure_epoch);
+	DECLARE_BITMAP(groups, MS_PRESSURE_GROUPS);
+	struct ms_pressure_wait *w;
+
+	if (bitmap_empty(ms_pressure_groups_used, MS_PRESSURE_GROUPS))
+		return;
+	ms_probe_rcu_lock();
+	ms_pressure_groups_of(p, groups, false);
+	ms_probe_rcu_unlock();
+	w = ms_pressure_wait_find((unsigned long)p, epoch);
+	if (bitmap_empty(groups, MS_PRESSURE_GROUPS)) {
+		if (w)
+			ms_pressure_wait_put(w, now);
+		return;
+	}
+	if (w && w->kind == MS_WAIT_QUEUED && w->cpu == cpu)
+		return;		/* woken while queued here already */
+	if (!w) {
+		w = ms_pressure_wait_claim((unsigned long)p, epoch);
+		if (!w) {
+			ms_stat_inc(pressure, MS_pressure_waits_full);
+			return;
+		}
+	}
+	ms_pressure_wait_set(w, MS_WAIT_NONE, -1, now);
+	bitmap_copy(w->groups, groups, MS_PRESSURE_GROUPS);
+	w->stalled = ms_pressure_task_find((unsigned long)p);
+	ms_pressure_wait_set(w, MS_WAIT_QUEUED, cpu, now);
+}
+
 static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 {
 	unsigned long task = (unsigned long)next;
@@ -667,6 +924,8 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 		return;
 	ms_hit(data);
 	now = ms_pair_now();
+	ms_pressure_waits_switch(cpu, per_cpu_ptr(&ms_pressure_cpu, cpu), prev,
+				 ms_switch_prev_runnable(), next, now);
 	t = ms_pressure_task_find(task);
 	/* The groups of what runs next: a stalled task's are in its slot. */
 	if (t) {
@@ -719,13 +978,17 @@ static int ms_pressure_tick_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 
 /*
- * A task woken onto a CPU from another is queued there (above).  Before
- * 5.13 a task woken onto a CPU is also a change there, whose time the
- * next tick's sample of a running stall starts from, as PSI's enqueue.
+ * A task woken onto a CPU from another is queued there (above).  A
+ * stalled one is counted there from then, and a task of a cgroup with a
+ * row waits there to run.  Before 5.13 a task woken onto a CPU is also a
+ * change there, whose time the next tick's sample of a running stall
+ * starts from, as PSI's enqueue.
  */
 static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
 {
-	int cpu;
+	struct ms_pressure_task *t;
+	int cpu, from;
+	u64 now;
 
 	if (likely(!READ_ONCE(ms_pressure_recent)))
 		return;
@@ -733,9 +996,18 @@ static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
 	cpu = task_cpu(p);
 	if (cpu != smp_processor_id())
 		ms_pressure_queue(cpu);
+	now = ms_pair_now();
+	/* A stalled task's count moves with its enqueue, as psi_ttwu_dequeue(). */
+	t = ms_pressure_task_find((unsigned long)p);
+	from = t ? READ_ONCE(t->cpu) : -1;
+	if (from >= 0 && from != cpu &&
+	    ms_pressure_change(from, t, (unsigned long)p, MS_PRESSURE_DETACH, MS_CURR_KEEP,
+			       NULL, now))
+		ms_pressure_change(cpu, t, (unsigned long)p, MS_PRESSURE_ATTACH, MS_CURR_KEEP,
+				   NULL, now);
+	ms_pressure_waits_wakeup(p, cpu, now);
 	if (!ms_pressure_running_full && atomic_read(&ms_pressure_nr_stalled) > 0)
-		ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, NULL,
-				   ms_pair_now());
+		ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, NULL, now);
 }
 
 /* Prototypes checked against the kernel's header; see vmscan.c. */
@@ -857,10 +1129,13 @@ static void ms_pressure_groups_release(void)
 			raw_spin_lock_irqsave(&c->lock, flags);
 			c->grp[g] = (struct ms_pressure_acct){ 0 };
 			__clear_bit(g, c->curr_groups);
+			__clear_bit(g, c->waiting_groups);
 			raw_spin_unlock_irqrestore(&c->lock, flags);
 			memset(per_cpu_ptr(ms_pressure_groups_cpu, cpu)->prev[g], 0,
 			       sizeof(per_cpu_ptr(ms_pressure_groups_cpu, cpu)->prev[g]));
 		}
+		/* Waits name groups by slot: none may name this one again. */
+		atomic_inc(&ms_pressure_epoch);
 		memset(grp->total, 0, sizeof(grp->total));
 		memset(grp->avg_total, 0, sizeof(grp->avg_total));
 		memset(grp->avg, 0, sizeof(grp->avg));
@@ -875,9 +1150,8 @@ static void ms_pressure_groups_release(void)
 /*
  * PSI's collect_percpu_times(): each CPU's stall time, weighted by its
  * non-idle time in jiffies.  A cgroup's CPUs weigh the time a task of it
- * stalled or ran there (in us), while stalls were recent: PSI's non-idle
- * time of the cgroup but for its tasks' waits to run and on I/O, which
- * memscope does not follow.  Under ms_pressure.lock.
+ * stalled, ran, or waited there to run or on I/O (in us), while stalls
+ * were recent: PSI's non-idle time of the cgroup.  Under ms_pressure.lock.
  */
 static void ms_pressure_collect(u64 now)
 {
@@ -1292,8 +1566,10 @@ static int ms_pressure_init(void)
 	ms_pressure_groups_cpu = alloc_percpu(struct ms_pressure_groups_cpu);
 	if (!ms_pressure_groups_cpu)
 		return -ENOMEM;
-	for (i = 0; i < MS_PRESSURE_TASKS; i++)
+	for (i = 0; i < MS_PRESSURE_TASKS; i++) {
 		ms_pressure_tasks[i].cpu = -1;
+		ms_pressure_waits[i].cpu = -1;
+	}
 	for_each_possible_cpu(cpu) {
 		struct ms_pressure_prev *p = per_cpu_ptr(&ms_pressure_prev, cpu);
 		struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
@@ -1361,7 +1637,7 @@ static void ms_pressure_exit(void)
 
 static size_t ms_pressure_bytes(void)
 {
-	return sizeof(ms_pressure_tasks) + sizeof(ms_pressure_groups) +
+	return sizeof(ms_pressure_tasks) + sizeof(ms_pressure_waits) + sizeof(ms_pressure_groups) +
 	       sizeof(struct ms_pressure_groups_cpu) * num_possible_cpus();
 }
 

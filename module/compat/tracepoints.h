@@ -113,6 +113,21 @@ static inline unsigned long ms_shrink_freed(u64 aux, int retval)
 #define MS_SCHED_SWITCH_PROTO void *data, struct task_struct *prev, struct task_struct *next
 #endif /* MS_HAVE_TP_SCHED_SWITCH_PREV_STATE */
 
+/*
+ * Within a sched_switch probe: whether prev stays queued, runnable (it
+ * was preempted, or yielded).  A task whose state is not TASK_RUNNING at
+ * the switch sleeps; from 6.12 it may stay on the runqueue, a dequeue
+ * delayed, which PSI counts as a sleep too.  Before 4.4 a preempted task
+ * that had set its state to sleep reads as sleeping.
+ */
+#if defined(MS_HAVE_TP_SCHED_SWITCH_PREV_STATE)
+#define ms_switch_prev_runnable() (preempt || prev_state == TASK_RUNNING)
+#elif defined(MS_HAVE_TP_SCHED_SWITCH_PREEMPT)
+#define ms_switch_prev_runnable() (preempt || task_is_running(prev))
+#else
+#define ms_switch_prev_runnable() task_is_running(prev)
+#endif /* MS_HAVE_TP_SCHED_SWITCH_PREV_STATE */
+
 /* sched_wakeup: (p, success) before 4.3, (p) since. */
 #ifdef MS_HAVE_TP_SCHED_WAKEUP_SUCCESS
 #define MS_SCHED_WAKEUP_PROTO void *data, struct task_struct *p, int success

@@ -353,10 +353,11 @@ t_pressure_cg_off() { t_pressure_cg_fx && sed -i 's/^pressure_leave psi_memstall
 	ms --dir "$T/pcg" pressure -c /work; rc_is 1 && has_err "counts no pressure per cgroup"; }
 t "pressure -c: with an end probe off, an error that says why" t_pressure_cg_off
 # Stalls the module could not count are said, not silently short.
-t_pressure_full() { t_pressure_cg_fx && printf '%s\n' 'pressure_tasks_full 3' 'pressure_cgroups_full 1' >> "$T/pcg/stats" &&
+t_pressure_full() { t_pressure_cg_fx && printf '%s\n' 'pressure_tasks_full 3' 'pressure_cgroups_full 1' 'pressure_waits_full 2' >> "$T/pcg/stats" &&
 	ms --dir "$T/pcg" pressure; rc_is 0 && has_err "3 memory stalls not counted: more tasks stalled at once" &&
-	! has_err "not counted for a cgroup" &&
+	! has_err "not counted for a cgroup" && ! has_err "not followed" &&
 	ms --dir "$T/pcg" pressure -c /work; rc_is 0 && has_err "1 memory stall not counted for a cgroup" &&
+	has_err "2 waits of cgroups' tasks to run or on I/O not followed" &&
 	has_re '^/work +12\.50 +3\.10 +0\.70 +2500000 +12\.00 +3\.00 +0\.68 +2400000$'; }
 t "pressure, pressure -c: stalls not counted for a full table are said" t_pressure_full
 t_export_pressure_cg() { t_pressure_cg_fx && ms --dir "$T/pcg" export --top 1; rc_is 0 &&

@@ -64,6 +64,10 @@ static void warn_uncounted(const struct ms_counters *now, const struct ms_counte
 	if (n)
 		print_warn("%llu memory stall%s not counted for a cgroup: more cgroups with stalls than pressure_by_cgroup's 64 rows (stats: pressure_cgroups_full); a removed cgroup's row is let go once no stall names it",
 			   (unsigned long long)n, n == 1 ? "" : "s");
+	n = cgroups ? ms_stat_delta(now, prev, "pressure_waits_full") : 0;
+	if (n)
+		print_warn("%llu wait%s of cgroups' tasks to run or on I/O not followed: more waiting at once than the module's table holds (stats: pressure_waits_full); those cgroups' CPUs are weighed without them",
+			   (unsigned long long)n, n == 1 ? "" : "s");
 }
 
 static void psi_free(void *p)

@@ -901,7 +901,13 @@ static void ms_pressure_waits_wakeup(struct task_struct *p, int cpu, u64 now)
 	ms_pressure_wait_set(w, MS_WAIT_QUEUED, cpu, now);
 }
 
-static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
+/*
+ * The switch probe's work while a stall is recent or a task is queued
+ * (ms_pressure_switch()): out of line, so that the probe itself stays a
+ * few loads and a return on every other switch.
+ */
+static noinline void ms_pressure_switch_slow(struct ms_probe *data, struct task_struct *prev,
+					     bool runnable, struct task_struct *next)
 {
 	unsigned long task = (unsigned long)next;
 	DECLARE_BITMAP(members, MS_PRESSURE_GROUPS);
@@ -909,9 +915,6 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 	int cpu, curr, from;
 	u64 now;
 
-	if (likely(!READ_ONCE(ms_pressure_recent) && !atomic_read(&ms_pressure_nr_stalled) &&
-		   !atomic_read(&ms_pressure_nr_queued)))
-		return;
 	cpu = smp_processor_id();
 	ms_pressure_unqueue(cpu);
 	/*
@@ -924,8 +927,8 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 		return;
 	ms_hit(data);
 	now = ms_pair_now();
-	ms_pressure_waits_switch(cpu, per_cpu_ptr(&ms_pressure_cpu, cpu), prev,
-				 ms_switch_prev_runnable(), next, now);
+	ms_pressure_waits_switch(cpu, per_cpu_ptr(&ms_pressure_cpu, cpu), prev, runnable, next,
+				 now);
 	t = ms_pressure_task_find(task);
 	/* The groups of what runs next: a stalled task's are in its slot. */
 	if (t) {
@@ -943,6 +946,14 @@ static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
 	    ms_pressure_change(cpu, t, task, MS_PRESSURE_ATTACH, curr, members, now))
 		return;
 	ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, curr, members, now);
+}
+
+static void __maybe_unused ms_pressure_switch(MS_SCHED_SWITCH_PROTO)
+{
+	if (likely(!READ_ONCE(ms_pressure_recent) && !atomic_read(&ms_pressure_nr_stalled) &&
+		   !atomic_read(&ms_pressure_nr_queued)))
+		return;
+	ms_pressure_switch_slow(data, prev, ms_switch_prev_runnable(), next);
 }
 
 /*
@@ -984,14 +995,12 @@ static int ms_pressure_tick_pre(struct kprobe *kp, struct pt_regs *regs)
  * change there, whose time the next tick's sample of a running stall
  * starts from, as PSI's enqueue.
  */
-static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
+static noinline void ms_pressure_wakeup_slow(struct ms_probe *data, struct task_struct *p)
 {
 	struct ms_pressure_task *t;
 	int cpu, from;
 	u64 now;
 
-	if (likely(!READ_ONCE(ms_pressure_recent)))
-		return;
 	ms_hit(data);
 	cpu = task_cpu(p);
 	if (cpu != smp_processor_id())
@@ -1008,6 +1017,13 @@ static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
 	ms_pressure_waits_wakeup(p, cpu, now);
 	if (!ms_pressure_running_full && atomic_read(&ms_pressure_nr_stalled) > 0)
 		ms_pressure_change(cpu, NULL, 0, MS_PRESSURE_NONE, MS_CURR_KEEP, NULL, now);
+}
+
+static void __maybe_unused ms_pressure_wakeup(MS_SCHED_WAKEUP_PROTO)
+{
+	if (likely(!READ_ONCE(ms_pressure_recent)))
+		return;
+	ms_pressure_wakeup_slow(data, p);
 }
 
 /* Prototypes checked against the kernel's header; see vmscan.c. */

@@ -704,12 +704,16 @@ static void ms_pressure_unqueue(int cpu)
 
 /*
  * When the switch probe attaches again: a task queued while it was off
- * may have run long since, unseen.  Its idle time is not counted.
+ * may have run long since, unseen.  Its idle time is not counted, and
+ * the waits on record, whose ends it may have missed, are forgotten
+ * (the epoch: ms_pressure_waits_fresh()), as is what each CPU ran.
  */
 static void ms_pressure_unqueue_all(void)
 {
 	int cpu;
 
+	/* The waits it did not see end: forgotten with their epoch. */
+	atomic_inc(&ms_pressure_epoch);
 	for_each_possible_cpu(cpu) {
 		struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 		unsigned long flags;
@@ -772,7 +776,7 @@ static void ms_pressure_wait_set(struct ms_pressure_wait *w, int kind, int cpu, 
 	int g, n;
 
 	for (n = -1; n <= 1; n += 2) {
-		int at = n < 0 ? w->cpu : cpu;
+		int at = n < 0 ? READ_ONCE(w->cpu) : cpu;
 		int k = n < 0 ? w->kind : kind;
 
 		if (at < 0 || k == MS_WAIT_NONE)
@@ -812,7 +816,8 @@ static void ms_pressure_wait_set(struct ms_pressure_wait *w, int kind, int cpu, 
 static void ms_pressure_wait_put(struct ms_pressure_wait *w, u64 now)
 {
 	ms_pressure_wait_set(w, MS_WAIT_NONE, -1, now);
-	WRITE_ONCE(w->owner, 0);
+	/* Its fields before the slot is free to claim. */
+	smp_store_release(&w->owner, 0);
 }
 
 /*
@@ -875,7 +880,8 @@ static void ms_pressure_waits_wakeup(struct task_struct *p, int cpu, u64 now)
 	DECLARE_BITMAP(groups, MS_PRESSURE_GROUPS);
 	struct ms_pressure_wait *w;
 
-	if (bitmap_empty(ms_pressure_groups_used, MS_PRESSURE_GROUPS))
+	/* A running task woken (before it slept): PSI's enqueue leaves it be. */
+	if (bitmap_empty(ms_pressure_groups_used, MS_PRESSURE_GROUPS) || ms_task_on_cpu(p))
 		return;
 	ms_probe_rcu_lock();
 	ms_pressure_groups_of(p, groups, false);
@@ -1039,12 +1045,14 @@ static void __maybe_unused ms_pressure_check_protos(void)
  * otherwise count for ever.  An enter, leave or move racing with this
  * finds its slot as this left it, under the same lock: a slot counted on
  * a CPU is forgotten there, one on the way to a CPU (cpu -1) is not.
+ * The waits on record are forgotten too, with their epoch.
  */
 static void ms_pressure_forget(void)
 {
 	u64 now = ms_pair_now();
 	int cpu, i;
 
+	atomic_inc(&ms_pressure_epoch);
 	for_each_possible_cpu(cpu) {
 		struct ms_pressure_cpu *c = per_cpu_ptr(&ms_pressure_cpu, cpu);
 		unsigned long flags;

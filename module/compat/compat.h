@@ -743,6 +743,17 @@ struct cgroup_subsys_state;
 #endif /* MS_HAVE_PRESSURE_GROUPS && CONFIG_MEMCG */
 
 /*
+ * Whether task @p is on a CPU now (the pressure family's wakeups of a
+ * running task, which PSI's enqueue leaves alone): task_struct's on_cpu
+ * is there with CONFIG_SMP only.
+ */
+#ifdef CONFIG_SMP
+#define ms_task_on_cpu(p)	READ_ONCE((p)->on_cpu)
+#else
+#define ms_task_on_cpu(p)	((p) == current)
+#endif /* CONFIG_SMP */
+
+/*
  * [4.18, 5.14): task_is_running() is missing (and ->__state was ->state).
  * It is a macro where it exists.
  */

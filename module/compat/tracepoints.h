@@ -117,16 +117,16 @@ static inline unsigned long ms_shrink_freed(u64 aux, int retval)
  * Within a sched_switch probe: whether prev stays queued, runnable (it
  * was preempted, or yielded).  A task whose state is not TASK_RUNNING at
  * the switch sleeps; from 6.12 it may stay on the runqueue, a dequeue
- * delayed, which PSI counts as a sleep too.  Before 4.4 a preempted task
- * that had set its state to sleep reads as sleeping.
+ * delayed, which PSI counts as a sleep too.  Its state, not 5.18's
+ * prev_state argument: that was read before a pending signal put the
+ * task back to TASK_RUNNING.  Before 4.4 a preempted task that had set
+ * its state to sleep reads as sleeping.
  */
-#if defined(MS_HAVE_TP_SCHED_SWITCH_PREV_STATE)
-#define ms_switch_prev_runnable() (preempt || prev_state == TASK_RUNNING)
-#elif defined(MS_HAVE_TP_SCHED_SWITCH_PREEMPT)
+#if defined(MS_HAVE_TP_SCHED_SWITCH_PREV_STATE) || defined(MS_HAVE_TP_SCHED_SWITCH_PREEMPT)
 #define ms_switch_prev_runnable() (preempt || task_is_running(prev))
 #else
 #define ms_switch_prev_runnable() task_is_running(prev)
-#endif /* MS_HAVE_TP_SCHED_SWITCH_PREV_STATE */
+#endif /* MS_HAVE_TP_SCHED_SWITCH_PREV_STATE || MS_HAVE_TP_SCHED_SWITCH_PREEMPT */
 
 /* sched_wakeup: (p, success) before 4.3, (p) since. */
 #ifdef MS_HAVE_TP_SCHED_WAKEUP_SUCCESS
